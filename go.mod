@@ -1,0 +1,3 @@
+module github.com/stopgate/stopgate
+
+go 1.26

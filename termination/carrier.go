@@ -1,0 +1,49 @@
+package termination
+
+import "errors"
+
+// reasonError carries a Reason on an error without changing it: Error() is the wrapped error's
+// text, and Unwrap returns it, so errors.Is and errors.As see through.
+type reasonError struct {
+	err    error
+	reason Reason
+}
+
+func (e *reasonError) Error() string { return e.err.Error() }
+func (e *reasonError) Unwrap() error { return e.err }
+
+// Attach returns err carrying r, so a return site reads as one expression:
+//
+//	return termination.Attach(err, termination.New(site, termination.SourceException, termination.Classify(err)))
+//
+// The returned error's Error() text is err's, and it unwraps to err. Attaching is first write
+// wins: when err's chain already carries a reason, err is returned unchanged, because the inner
+// site saw the failure first and is the truer classification. A nil err stays nil.
+func Attach(err error, r Reason) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := ReasonOf(err); ok {
+		return err
+	}
+	return &reasonError{err: err, reason: r}
+}
+
+// Replace returns err carrying r in place of any reason it already carries. It is the one
+// explicit overwrite, for a site that has seen more of the failure than the site that attached
+// the first reason (a context overflow seen again after compaction). A nil err stays nil.
+func Replace(err error, r Reason) error {
+	if err == nil {
+		return nil
+	}
+	return &reasonError{err: err, reason: r}
+}
+
+// ReasonOf returns the reason carried anywhere in err's chain: the outermost one, which is the
+// first written unless [Replace] overwrote it.
+func ReasonOf(err error) (Reason, bool) {
+	if re, ok := errors.AsType[*reasonError](err); ok {
+		return re.reason, true
+	}
+	return Reason{}, false
+}
