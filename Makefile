@@ -1,0 +1,38 @@
+# stopgate: `make test` installs what the tests need on a fresh machine and runs every check.
+
+GO ?= go
+BIN := $(CURDIR)/bin
+STATICCHECK_VERSION := v0.8.2
+export PATH := $(BIN):$(PATH)
+
+.PHONY: all build test deps vet lint fmt-check unit bench run
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/stopgate ./cmd/stopgate
+
+## deps: Go modules and the linters the checks use.
+deps:
+	$(GO) mod download
+	@test -x $(BIN)/staticcheck || GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+## test: everything CI checks: formatting, vet, staticcheck, the whole suite under the race detector.
+test: deps fmt-check vet lint unit
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+lint:
+	$(BIN)/staticcheck ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+## bench: every benchmark once, for a quick look; use benchstat to compare runs.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
