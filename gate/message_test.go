@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestOneLine(t *testing.T) {
+func TestWriteOneLine(t *testing.T) {
 	tests := []struct {
 		in   string
 		max  int
@@ -21,8 +21,10 @@ func TestOneLine(t *testing.T) {
 		{"ab    cdef", 5, "ab c…"},
 	}
 	for _, tt := range tests {
-		if got := oneLine(tt.in, tt.max); got != tt.want {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		var b strings.Builder
+		writeOneLine(&b, tt.in, tt.max)
+		if got := b.String(); got != tt.want {
+			t.Errorf("writeOneLine(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -136,16 +134,13 @@ func IsUnresolved(p Process, runStartedAt time.Time) bool {
 // broken by id in byte order, so the message built from them is deterministic. procs is not
 // modified.
 func SelectUnresolved(procs []Process, runStartedAt time.Time) []Process {
-	var out []Process
-	for _, p := range procs {
-		if IsUnresolved(p, runStartedAt) {
-			out = append(out, p)
+	var idx []int
+	for i := range procs {
+		if IsUnresolved(procs[i], runStartedAt) {
+			idx = append(idx, i)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Process) int {
-		return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.ID, b.ID))
-	})
-	return out
+	return pickInStartOrder(procs, idx, func(p *Process) (time.Time, string) { return p.StartedAt, p.ID })
 }
 
 // ProcessGateMessage returns the text that holds the run back, or "" when no process blocks. It
@@ -186,13 +181,17 @@ func processMessage(sel []Process) string {
 	if len(running) > 0 {
 		b.WriteString("Still running, output never read:\n")
 		for _, p := range running {
-			writeItem(&b, p.ID, p.Command, "")
+			writeItem(&b, p.ID, p.Command)
+			b.WriteString("\n")
 		}
 	}
 	if len(ended) > 0 {
 		b.WriteString("Ended without a clean exit, output not read since it ended:\n")
 		for _, p := range ended {
-			writeItem(&b, p.ID, p.Command, ending(p))
+			writeItem(&b, p.ID, p.Command)
+			b.WriteString(" — ")
+			writeEnding(&b, p)
+			b.WriteString("\n")
 		}
 	}
 	b.WriteString("Read the output of each (task_output, or your harness's tool for a background process's output) and act on what it says: ")
@@ -202,13 +201,17 @@ func processMessage(sel []Process) string {
 	return b.String()
 }
 
-// ending describes how an ended process ended.
-func ending(p Process) string {
+// writeEnding says how an ended process ended.
+func writeEnding(b *strings.Builder, p Process) {
 	switch {
 	case p.Signal != "":
-		return "killed by signal " + p.Signal
+		b.WriteString("killed by signal ")
+		b.WriteString(p.Signal)
 	case p.ExitCode != nil:
-		return "exited with code " + strconv.Itoa(*p.ExitCode)
+		var scratch [20]byte
+		b.WriteString("exited with code ")
+		b.Write(strconv.AppendInt(scratch[:0], int64(*p.ExitCode), 10))
+	default:
+		b.WriteString("exited, exit status unknown")
 	}
-	return "exited, exit status unknown"
 }

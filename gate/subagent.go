@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"cmp"
-	"slices"
 	"strings"
 	"time"
 )
@@ -69,16 +67,13 @@ func IsSubagentUnresolved(s Subagent) bool {
 // SelectUnresolvedSubagents returns the sub-agents in subs that block the run, in start order,
 // ties broken by id in byte order. subs is not modified.
 func SelectUnresolvedSubagents(subs []Subagent) []Subagent {
-	var out []Subagent
-	for _, s := range subs {
-		if IsSubagentUnresolved(s) {
-			out = append(out, s)
+	var idx []int
+	for i := range subs {
+		if IsSubagentUnresolved(subs[i]) {
+			idx = append(idx, i)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Subagent) int {
-		return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.ID, b.ID))
-	})
-	return out
+	return pickInStartOrder(subs, idx, func(s *Subagent) (time.Time, string) { return s.StartedAt, s.ID })
 }
 
 // SubagentGateMessage returns the text that holds the run back, or "" when no sub-agent blocks.
@@ -121,7 +116,8 @@ func subagentMessage(sel []Subagent) string {
 				b.WriteString(group.heading)
 				first = false
 			}
-			writeItem(&b, s.ID, s.Description, "")
+			writeItem(&b, s.ID, s.Description)
+			b.WriteString("\n")
 		}
 	}
 	b.WriteString("Wait for each and collect its result before you finish (wait_agent, or your harness's tool for a sub-agent's result): ")
