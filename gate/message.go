@@ -49,9 +49,9 @@ func hasText(s string) bool {
 }
 
 // writeOneLine writes s with every run of white space (newlines included) collapsed to one
-// space and surrounding white space trimmed, cut to at most max runes, the last of which is then
-// "…".
-func writeOneLine(b *strings.Builder, s string, max int) {
+// space and surrounding white space trimmed, cut to at most limit runes, the last of which is
+// then "…".
+func writeOneLine(b *strings.Builder, s string, limit int) {
 	fields := strings.FieldsFuncSeq(s, unicode.IsSpace)
 	total := 0
 	for f := range fields {
@@ -61,8 +61,8 @@ func writeOneLine(b *strings.Builder, s string, max int) {
 		total += utf8.RuneCountInString(f)
 	}
 	budget := total
-	if total > max {
-		budget = max - 1
+	if total > limit {
+		budget = limit - 1
 	}
 	n := 0
 	for f := range fields {
@@ -81,7 +81,7 @@ func writeOneLine(b *strings.Builder, s string, max int) {
 			n++
 		}
 	}
-	if total > max {
+	if total > limit {
 		b.WriteString("…")
 	}
 }

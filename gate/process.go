@@ -168,29 +168,30 @@ func processMessage(sel []Process) string {
 	if len(sel) == 0 {
 		return ""
 	}
-	var running, ended []Process
-	for _, p := range sel {
-		if p.exited() {
-			ended = append(ended, p)
-		} else {
-			running = append(running, p)
-		}
-	}
 	var b strings.Builder
 	b.WriteString("Background-process completion gate: you cannot finish while background processes you started in this run are unresolved.\n")
-	if len(running) > 0 {
-		b.WriteString("Still running, output never read:\n")
-		for _, p := range running {
+	for _, section := range []struct {
+		ended   bool
+		heading string
+	}{
+		{false, "Still running, output never read:\n"},
+		{true, "Ended without a clean exit, output not read since it ended:\n"},
+	} {
+		first := true
+		for i := range sel {
+			p := &sel[i]
+			if p.exited() != section.ended {
+				continue
+			}
+			if first {
+				b.WriteString(section.heading)
+				first = false
+			}
 			writeItem(&b, p.ID, p.Command)
-			b.WriteString("\n")
-		}
-	}
-	if len(ended) > 0 {
-		b.WriteString("Ended without a clean exit, output not read since it ended:\n")
-		for _, p := range ended {
-			writeItem(&b, p.ID, p.Command)
-			b.WriteString(" — ")
-			writeEnding(&b, p)
+			if section.ended {
+				b.WriteString(" — ")
+				writeEnding(&b, p)
+			}
 			b.WriteString("\n")
 		}
 	}
@@ -202,7 +203,7 @@ func processMessage(sel []Process) string {
 }
 
 // writeEnding says how an ended process ended.
-func writeEnding(b *strings.Builder, p Process) {
+func writeEnding(b *strings.Builder, p *Process) {
 	switch {
 	case p.Signal != "":
 		b.WriteString("killed by signal ")

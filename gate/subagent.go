@@ -34,8 +34,9 @@ const (
 // Every field is optional, and absence means unknown:
 //
 //   - id, description: absent means unnamed; the message cannot name it.
-//   - status: "running", "finished" or "failed". Absent, or any other string, means unknown:
-//     the sub-agent never blocks.
+//   - status: "running", "finished" or "failed". A child that was interrupted or killed is
+//     "failed": what it produced is still its result, owed to the parent. Absent, or any other
+//     string, means unknown: the sub-agent never blocks.
 //   - started_at: used only to order the message. The gate is not scoped to the run: a result
 //     nobody collected is owed to the parent whenever the child was spawned.
 //   - result_collected: absent means false: nobody has collected the result.

@@ -90,9 +90,10 @@ type Verdict struct {
 	Action Action `json:"action"`
 	// Pattern is what was found; empty when Action is None.
 	Pattern Pattern `json:"pattern,omitempty"`
-	// Tool and Args name the call the pattern is about (the most recent one, for an
-	// alternation), Args in canonical form; empty for the reply patterns.
+	// Tool names the tool of the call the pattern is about (the most recent one, for an
+	// alternation); empty for the reply patterns.
 	Tool string `json:"tool,omitempty"`
+	// Args are that call's arguments, in canonical form.
 	Args string `json:"args,omitempty"`
 	// Count is how many steps the pattern covers, counted as far as the thresholds need (a
 	// halt counts up to its threshold, not beyond).

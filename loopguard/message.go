@@ -66,15 +66,15 @@ func describeCall(tool, args string) string {
 }
 
 // clip collapses every run of white space in s to one space, trims it, and cuts it to at most
-// max runes, the last of which is then "…".
-func clip(s string, max int) string {
+// limit runes, the last of which is then "…".
+func clip(s string, limit int) string {
 	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-	if utf8.RuneCountInString(s) <= max {
+	if utf8.RuneCountInString(s) <= limit {
 		return s
 	}
 	n := 0
 	for i := range s {
-		if n == max-1 {
+		if n == limit-1 {
 			return s[:i] + "…"
 		}
 		n++
