@@ -1,0 +1,163 @@
+package toolcall
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/stopgate/stopgate/termination"
+)
+
+// Failure is the kind of tool-calling failure an error body reports: one typed answer, so a
+// caller switches on it instead of on prose. The string form of each constant is stable and is
+// what JSON carries.
+type Failure string
+
+// The failure kinds.
+const (
+	// ToolUseFailed: the model can call tools but emitted a call the provider rejected (Groq's
+	// code "tool_use_failed", "Failed to call a function"). The body often keeps the model's
+	// output in failed_generation: salvage it, else fail over to another model.
+	ToolUseFailed Failure = "tool_use_failed"
+	// ToolsUnsupported: the model or the server does not take tools at all (Ollama's
+	// "<model> does not support tools", "tools is not supported", vLLM's "\"auto\" tool choice
+	// requires --enable-auto-tool-choice"). Switch to the JSON fallback transport.
+	ToolsUnsupported Failure = "tools_unsupported"
+	// SchemaValidation: the call was well-formed but its arguments failed validation against
+	// the tool's schema ("tool call validation failed: parameters for tool X did not match
+	// schema"). Feed the validation error back to the model.
+	SchemaValidation Failure = "schema_validation"
+	// JSONValidation: generated JSON failed to parse or validate (Groq's json_validate_failed,
+	// arguments that are not valid JSON). Feed the error back to the model.
+	JSONValidation Failure = "json_validation"
+	// Other: not a tool-calling failure this package recognises; classify it as an ordinary
+	// error (termination.Classify).
+	Other Failure = "other"
+)
+
+// Failures lists every Failure in declaration order.
+func Failures() []Failure {
+	return []Failure{ToolUseFailed, ToolsUnsupported, SchemaValidation, JSONValidation, Other}
+}
+
+// Recovery is what a caller does next about a [Failure].
+type Recovery string
+
+// The recoveries.
+const (
+	// SalvageOrFailOver: try [Salvage]; when it recovers nothing, send the turn to the next
+	// model.
+	SalvageOrFailOver Recovery = "salvage_or_fail_over"
+	// UseJSONFallback: send the turn again without native tools, built with [FallbackPrompt],
+	// and read the reply with [ParseFallbackReply].
+	UseJSONFallback Recovery = "json_fallback"
+	// FeedBackError: give the model the provider's error text ([ErrorMessage]) as the call's
+	// result, so it can correct its arguments.
+	FeedBackError Recovery = "feed_back_error"
+	// NoRecovery: nothing tool-specific applies; handle it as any other error.
+	NoRecovery Recovery = "none"
+)
+
+// Recovery returns what to do about f.
+func (f Failure) Recovery() Recovery {
+	switch f {
+	case ToolUseFailed:
+		return SalvageOrFailOver
+	case ToolsUnsupported:
+		return UseJSONFallback
+	case SchemaValidation, JSONValidation:
+		return FeedBackError
+	}
+	return NoRecovery
+}
+
+// Category returns the termination category a run ends with when f ends it, chosen on the
+// evidence of how each failure behaves:
+//
+//   - [ToolUseFailed], [SchemaValidation], [JSONValidation]: [termination.ToolError]. The
+//     request was sound and the model's call was not; it is intermittent (the same request
+//     later succeeds) and yields to a changed request (few-shot examples, tool_choice "auto",
+//     the validation error fed back) or another model. The provider labels it
+//     invalid_request_error, but [termination.InvalidRequest]'s "nothing will help" posture
+//     would be wrong.
+//   - [ToolsUnsupported]: [termination.InvalidRequest]. Sending tools to that model fails every
+//     time; the same body fed to termination.Classify reads the same way.
+//   - [Other]: [termination.Unknown]; classify the error itself instead.
+func (f Failure) Category() termination.Category {
+	switch f {
+	case ToolUseFailed, SchemaValidation, JSONValidation:
+		return termination.ToolError
+	case ToolsUnsupported:
+		return termination.InvalidRequest
+	}
+	return termination.Unknown
+}
+
+// Reason returns the termination reason a run carries when f ends it: classified from an
+// exception at [termination.SiteToolCallSalvage], with the failure kind as its detail.
+// provider is the provider family when known, else empty.
+func (f Failure) Reason(provider string) termination.Reason {
+	return termination.New(termination.SiteToolCallSalvage, termination.SourceException,
+		termination.Classification{Category: f.Category(), Provider: provider, Detail: string(f)})
+}
+
+var (
+	// reToolUseFailed: the provider's wording for a rejected call.
+	reToolUseFailed = regexp.MustCompile(`(?i)failed to call a function|\btool use failed\b`)
+	// reSchemaValidation: Groq's argument-validation wording; "attempted to call tool 'x' which
+	// was not in request.tools" arrives under the same prefix.
+	reSchemaValidation = regexp.MustCompile(`(?i)tool call validation failed|did not match schema|\bparameters for tool\b`)
+	// reJSONGenerated: JSON mode's wording.
+	reJSONGenerated = regexp.MustCompile(`(?i)failed to generate json|generated json does not match`)
+	// reJSONArguments: arguments that are not JSON, in either word order.
+	reJSONArguments = regexp.MustCompile(`(?i)\b(?:invalid|malformed|not valid)\s+json\b[^\n]{0,60}\barguments?\b|\barguments?\b[^\n]{0,60}\b(?:invalid|malformed|not valid)\s+json\b`)
+	// reToolsUnsupported: a negation within 40 characters of a tool noun, in either order, in
+	// one sentence; plus vLLM's server-flag message. "tool_calls" (a malformed message in the
+	// history) is deliberately not a tool noun.
+	reToolsUnsupported = regexp.MustCompile(`(?i)` +
+		`(?:not\s+supported|unsupported|not\s+enabled|(?:does|do)\s*(?:n['’]t|\s+not)\s+support)[^.\n]{0,40}?\b(?:tools?|tool_choice|functions?)\b` +
+		`|\b(?:tools?|tool_choice|functions?)\b[^.\n]{0,40}?(?:not\s+supported|unsupported|not\s+enabled|(?:does|do)\s*(?:n['’]t|\s+not)\s+support)` +
+		`|--enable-auto-tool-choice`)
+)
+
+// ClassifyFailure says which kind of tool-calling failure an error response reports. status is
+// the HTTP status (0 when unknown; a streamed error can arrive under 200) and body is the raw
+// response body in any shape ([Salvage] lists them).
+//
+// Rate-limit and credential statuses (401, 403, 407, 429) are [Other] whatever the body says:
+// retrying them is a matter of waiting or fixing keys, never of tools. Otherwise the body's
+// own code is trusted first (tool_use_failed, json_validate_failed), then its wording.
+func ClassifyFailure(status int, body string) Failure {
+	return classify(status, parseErrorBody(body))
+}
+
+func classify(status int, e errorBody) Failure {
+	switch status {
+	case 401, 403, 407, 429:
+		return Other
+	}
+	code := strings.ToLower(e.code)
+	msg := e.message
+	switch {
+	case code == "json_validate_failed" || reJSONGenerated.MatchString(msg):
+		return JSONValidation
+	case code == "tool_use_failed" || e.hasGeneration || reToolUseFailed.MatchString(msg):
+		if reSchemaValidation.MatchString(msg) {
+			return SchemaValidation
+		}
+		return ToolUseFailed
+	case reSchemaValidation.MatchString(msg):
+		return SchemaValidation
+	case reJSONArguments.MatchString(msg):
+		return JSONValidation
+	case reToolsUnsupported.MatchString(msg):
+		return ToolsUnsupported
+	}
+	return Other
+}
+
+// ErrorMessage returns the provider's error message from body, unwrapped from whatever
+// envelope, proxy prefix or string literal it arrived in: the text to hand the model for
+// [FeedBackError]. A body that is not an error object is returned trimmed.
+func ErrorMessage(body string) string {
+	return parseErrorBody(body).message
+}
