@@ -81,13 +81,17 @@ func (o *Options) resolved() Options {
 // is counted in Session.MalformedCount, described in Session.Malformed, and skipped. Only an
 // error from r is returned; Read then also returns the session built from the lines before it.
 func Read(r io.Reader, opts *Options) (*Session, error) {
-	b := newBuilder(opts.resolved())
-	err := b.readLines(r)
-	s := b.finish()
+	s, line, err := read(r, opts.resolved())
 	if err != nil {
-		return s, fmt.Errorf("transcript: reading after line %d: %w", b.line, err)
+		return s, fmt.Errorf("transcript: reading after line %d: %w", line, err)
 	}
 	return s, nil
+}
+
+func read(r io.Reader, o Options) (s *Session, line int, err error) {
+	b := newBuilder(o)
+	err = b.readLines(r)
+	return b.finish(), b.line, err
 }
 
 // ReadFile reads the transcript at path, as Read does. With Options.Subagents it also reads
@@ -109,9 +113,9 @@ func readPath(path string, o *Options) (*Session, error) {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	s, err := Read(f, o)
+	s, line, err := read(f, *o)
 	if err != nil {
-		return s, fmt.Errorf("%s: %w", path, err)
+		return s, fmt.Errorf("transcript: %s: reading after line %d: %w", path, line, err)
 	}
 	return s, nil
 }

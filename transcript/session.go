@@ -225,7 +225,8 @@ type Shell struct {
 	AutoBackgrounded bool
 	// OutputFile is where Claude Code writes the output (2.0.64+).
 	OutputFile string
-	// Started is when the start result was written (the call time if there is no result).
+	// Started is when the start result was written: the call time if there is no result,
+	// zero when only its notification was seen.
 	Started time.Time
 
 	// Status is the latest known state; ExitCode the exit code once known.
