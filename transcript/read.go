@@ -27,13 +27,14 @@ const (
 	DefaultMaxMalformed = 100
 )
 
-// Errors wrapped by LineError for lines that are skipped.
+// Errors wrapped by LineError for lines that are skipped. A line that is not valid JSON, or
+// whose known fields have unexpected JSON types, carries the encoding/json error instead.
 var (
-	// ErrLineTooLong: the line is longer than Options.MaxLineBytes.
+	// ErrLineTooLong reports a line longer than Options.MaxLineBytes.
 	ErrLineTooLong = errors.New("line too long")
-	// ErrNotObject: the line is not a JSON object.
+	// ErrNotObject reports a line that holds JSON but not an object.
 	ErrNotObject = errors.New("not a JSON object")
-	// ErrNoType: the object has no "type" string, so it is no transcript entry.
+	// ErrNoType reports an object without a "type" string: no transcript entry.
 	ErrNoType = errors.New("entry has no type")
 )
 

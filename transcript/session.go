@@ -137,11 +137,13 @@ type Usage struct {
 
 // ToolCall is one tool_use block.
 type ToolCall struct {
-	ID    string
-	Name  string
+	ID   string
+	Name string
+	// Input is the call's input object as the model wrote it.
 	Input json.RawMessage
-	Time  time.Time
-	Line  int
+	// Time and Line are those of the entry holding the block.
+	Time time.Time
+	Line int
 	// Result is the tool_result returned for the call; nil when none was written (yet).
 	Result *ToolResult
 }
@@ -301,13 +303,15 @@ type Subagent struct {
 	AgentID string
 	Started time.Time
 	// Status is the last reported state: "completed", "async_launched", a notification
-	// status, or "error" when the tool result was an error. Empty while no result exists.
+	// status, "killed" after a successful TaskStop, or "error" when the tool result was an
+	// error. Empty while no result exists.
 	Status string
 	// Finished is when the agent was seen to end; zero while running or unknown.
 	Finished time.Time
 	// Delivered is when its final result reached the parent: the tool result of a foreground
-	// agent, or for a background agent its delivered notification or a TaskOutput read.
-	// Zero means the parent never received it.
+	// agent (an error result counts: the parent learned the call failed), or for a
+	// background agent its delivered notification or a TaskOutput read reporting a final
+	// status. Zero means the parent never received it.
 	Delivered time.Time
 	// Progress counts the agent_progress entries written for it in the parent transcript.
 	Progress int
@@ -322,11 +326,13 @@ func (a *Subagent) Pending() bool { return a.Delivered.IsZero() }
 type AgentFile struct {
 	// AgentID is the id in the file name (agent-<id>.jsonl).
 	AgentID string
-	Path    string
+	// Path is the file read.
+	Path string
 	// Compaction is set for the summariser Claude Code runs to compact the context
 	// (agent-acompact-*.jsonl); such files belong to no Task call.
 	Compaction bool
-	Session    *Session
+	// Session is the agent's own transcript, read with the parent's Options.
+	Session *Session
 }
 
 // StopHookKind says which record a StopHook comes from.
