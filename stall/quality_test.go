@@ -1,0 +1,134 @@
+package stall
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// endingsDir holds the labelled turn endings, read in place: they are evaluation data and are
+// never copied into the repository.
+const endingsDir = "../../shared/data/endings"
+
+var showMisses = flag.Bool("misses", false, "TestQuality: log every misclassified ending")
+
+// ending is one labelled record of the endings data.
+type ending struct {
+	ID            string `json:"id"`
+	Text          string `json:"text"`
+	Label         string `json:"label"` // stall, ok or ambiguous
+	Kind          string `json:"kind"`
+	ModeSensitive bool   `json:"mode_sensitive"`
+}
+
+func readEndings(t *testing.T, name string) []ending {
+	t.Helper()
+	path := filepath.Join(endingsDir, name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("the labelled endings must be present at %s: %v", path, err)
+	}
+	defer f.Close()
+	var out []ending
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<22)
+	for line := 1; sc.Scan(); line++ {
+		var e ending
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no records", path)
+	}
+	return out
+}
+
+// confusion counts a classifier's verdicts against labels.
+type confusion struct {
+	stallCaught, stallMissed int // label stall: nudged, not nudged
+	okNudged, okQuiet        int // label ok: nudged, not nudged
+}
+
+func (c confusion) recall() float64 {
+	return ratio(c.stallCaught, c.stallCaught+c.stallMissed)
+}
+
+func (c confusion) falseNudgeRate() float64 {
+	return ratio(c.okNudged, c.okNudged+c.okQuiet)
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (c confusion) String() string {
+	return fmt.Sprintf("                 nudged  quiet\n"+
+		"  label stall    %5d  %5d   caught %5.1f%%\n"+
+		"  label ok       %5d  %5d   nudged %5.1f%%",
+		c.stallCaught, c.stallMissed, 100*c.recall(),
+		c.okNudged, c.okQuiet, 100*c.falseNudgeRate())
+}
+
+// TestQuality measures ClassifyLexical on the labelled real turn endings, in both modes, and
+// fails when, for either file, more than 3% of legitimate endings would be nudged or fewer
+// than 60% of stalls are caught. Ambiguous records are left out. A mode-sensitive record (a
+// permission-ask) is a legitimate end in interactive mode and a stall in autonomous mode.
+// Run with -v to see the matrices, and with -misses to list every miss.
+func TestQuality(t *testing.T) {
+	const (
+		maxFalseNudge = 0.03
+		minRecall     = 0.60
+	)
+	for _, file := range []string{"spotter-dev.jsonl", "real-dev.jsonl"} {
+		records := readEndings(t, file)
+		for _, mode := range []Mode{Interactive, Autonomous} {
+			var c confusion
+			for _, e := range records {
+				var stall bool
+				switch e.Label {
+				case "stall":
+					stall = true
+				case "ok":
+					stall = e.ModeSensitive && mode == Autonomous
+				case "ambiguous":
+					continue
+				default:
+					t.Fatalf("%s %s: unknown label %q", file, e.ID, e.Label)
+				}
+				v := ClassifyLexical(e.Text, mode)
+				switch {
+				case stall && v.Stalled:
+					c.stallCaught++
+				case stall:
+					c.stallMissed++
+				case v.Stalled:
+					c.okNudged++
+				default:
+					c.okQuiet++
+				}
+				if *showMisses && stall != v.Stalled {
+					t.Logf("MISS %s %s label=%s mode=%s why=%q\n    %q", file, e.ID, e.Label, mode, v.Why, v.Sentence)
+				}
+			}
+			t.Logf("%s, %s mode:\n%v", file, mode, c)
+			if r := c.falseNudgeRate(); r > maxFalseNudge {
+				t.Errorf("%s, %s mode: %.1f%% of ok endings nudged, want at most %.0f%%", file, mode, 100*r, 100*maxFalseNudge)
+			}
+			if r := c.recall(); r < minRecall {
+				t.Errorf("%s, %s mode: %.1f%% of stalls caught, want at least %.0f%%", file, mode, 100*r, 100*minRecall)
+			}
+		}
+	}
+}
