@@ -11,26 +11,27 @@ import (
 // needs, so the more conservative bound stays.
 const confusedMaxRunes = 400
 
+// The patterns are matched against the lower-cased reply.
 var (
 	// reContract: the tool contract's own noun phrases, including the tool list read back as a
 	// list of "tasks, actions or operations".
-	reContract = regexp.MustCompile(`(?i)\btools?\s+calls?\b|\bexample\s+call\b` +
+	reContract = regexp.MustCompile(`\btools?\s+calls?\b|\bexample\s+call\b` +
 		`|\b(?:provided|given)\s+(?:example|call|schema|arguments?|tools?|information|json)\b` +
 		`|\bdictionary\s+of\s+(?:tasks|actions|tools)\b|\bstructured\s+api\s+response\b` +
 		`|\b(?:tasks|actions)\s*[,.]?\s+and\s+(?:their\s+)?parameters\b` +
 		`|\b(?:tasks|actions|operations)\b(?:\s*(?:,|\band\b|\bor\b)\s*(?:tasks|actions|operations)\b)+`)
 	// reConfusedTone: an apologetic or confused meta-tone.
-	reConfusedTone = regexp.MustCompile(`(?i)\bsorry\b|\bI\s+(?:cannot|can['’]t|can\s+not)\b` +
+	reConfusedTone = regexp.MustCompile(`\bsorry\b|\bi\s+(?:cannot|can['’]t|can\s+not)\b` +
 		`|\bcould\s+(?:you|u)\s+please\b|\bprovide\s+(?:more\s+)?(?:context|details|information|clarification)\b` +
 		`|\b(?:incomplete|invalid|malformed|unclear)\b|\bnot\s+fully\s+defined\b|\bdirectly\s+interpret\b`)
 	// reFollowupWords: the end-of-turn marker, named or paraphrased (suggestions, follow-ups).
-	reFollowupWords = regexp.MustCompile(`(?i)\bsuggest\w*|\bfollow[\s-]?ups?\b`)
+	reFollowupWords = regexp.MustCompile(`\bsuggest\w*|\bfollow[\s-]?ups?\b`)
 	// reOfferToHelp: an offer to help, or a request for input.
-	reOfferToHelp = regexp.MustCompile(`(?i)\bI\s+(?:can|could|will|would)\s+(?:help|assist)\b|\bI['’]ll\s+(?:help|assist)\b` +
-		`|\bI['’]?m\s+ready\s+to\s+help\b|\b(?:happy|glad)\s+to\s+help\b|\bI['’]d\s+be\s+happy\b` +
+	reOfferToHelp = regexp.MustCompile(`\bi\s+(?:can|could|will|would)\s+(?:help|assist)\b|\bi['’]ll\s+(?:help|assist)\b` +
+		`|\bi['’]?m\s+ready\s+to\s+help\b|\b(?:happy|glad)\s+to\s+help\b|\bi['’]d\s+be\s+happy\b` +
 		`|\bplease\s+(?:provide|share|give|tell|specify)\b|\blet\s+me\s+know\b|\bcould\s+you\s+please\b`)
 	// rePleaseAsk: an ask in the imperative.
-	rePleaseAsk = regexp.MustCompile(`(?i)\bplease\s+(?:provide|share|give|tell|specify)\b`)
+	rePleaseAsk = regexp.MustCompile(`\bplease\s+(?:provide|share|give|tell|specify)\b`)
 )
 
 // LooksConfused reports whether a reply talks about the tool contract instead of executing it:
@@ -66,16 +67,23 @@ func LooksConfused(content string, tools []string) bool {
 	if len(tools) == 0 {
 		tools = []string{DefaultMarker}
 	}
-	namesTool := false
-	for _, t := range tools {
-		if t != "" && strings.Contains(text, t) {
-			namesTool = true
-			break
+	// Cheap gates first: most replies carry neither branch's words, and the patterns are
+	// matched only when one might.
+	lower := strings.ToLower(text)
+	if containsAny(lower, toneWords) && reConfusedTone.MatchString(lower) {
+		for _, t := range tools {
+			if t != "" && strings.Contains(text, t) {
+				return true
+			}
+		}
+		if reContract.MatchString(lower) {
+			return true
 		}
 	}
-	if (namesTool || reContract.MatchString(text)) && reConfusedTone.MatchString(text) {
-		return true
-	}
-	return reFollowupWords.MatchString(text) && reOfferToHelp.MatchString(text) &&
-		(strings.Contains(text, "?") || rePleaseAsk.MatchString(text))
+	return (strings.Contains(lower, "suggest") || strings.Contains(lower, "follow")) &&
+		reFollowupWords.MatchString(lower) && reOfferToHelp.MatchString(lower) &&
+		(strings.Contains(text, "?") || rePleaseAsk.MatchString(lower))
 }
+
+// toneWords holds a fragment of every reConfusedTone alternative, lower-cased.
+var toneWords = []string{"sorry", "can", "please", "provide", "incomplete", "invalid", "malformed", "unclear", "defined", "interpret"}

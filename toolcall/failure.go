@@ -100,23 +100,27 @@ func (f Failure) Reason(provider string) termination.Reason {
 		termination.Classification{Category: f.Category(), Provider: provider, Detail: string(f)})
 }
 
+// The fixed wordings, matched in the lower-cased message.
 var (
-	// reToolUseFailed: the provider's wording for a rejected call.
-	reToolUseFailed = regexp.MustCompile(`(?i)failed to call a function|\btool use failed\b`)
-	// reSchemaValidation: Groq's argument-validation wording; "attempted to call tool 'x' which
-	// was not in request.tools" arrives under the same prefix.
-	reSchemaValidation = regexp.MustCompile(`(?i)tool call validation failed|did not match schema|\bparameters for tool\b`)
-	// reJSONGenerated: JSON mode's wording.
-	reJSONGenerated = regexp.MustCompile(`(?i)failed to generate json|generated json does not match`)
-	// reJSONArguments: arguments that are not JSON, in either word order.
-	reJSONArguments = regexp.MustCompile(`(?i)\b(?:invalid|malformed|not valid)\s+json\b[^\n]{0,60}\barguments?\b|\barguments?\b[^\n]{0,60}\b(?:invalid|malformed|not valid)\s+json\b`)
-	// reToolsUnsupported: a negation within 40 characters of a tool noun, in either order, in
-	// one sentence; plus vLLM's server-flag message. "tool_calls" (a malformed message in the
-	// history) is deliberately not a tool noun.
-	reToolsUnsupported = regexp.MustCompile(`(?i)` +
-		`(?:not\s+supported|unsupported|not\s+enabled|(?:does|do)\s*(?:n['’]t|\s+not)\s+support)[^.\n]{0,40}?\b(?:tools?|tool_choice|functions?)\b` +
-		`|\b(?:tools?|tool_choice|functions?)\b[^.\n]{0,40}?(?:not\s+supported|unsupported|not\s+enabled|(?:does|do)\s*(?:n['’]t|\s+not)\s+support)` +
-		`|--enable-auto-tool-choice`)
+	// toolUseFailedWords: the provider's wording for a rejected call.
+	toolUseFailedWords = []string{"failed to call a function", "tool use failed"}
+	// schemaValidationWords: Groq's argument-validation wording; "attempted to call tool 'x'
+	// which was not in request.tools" arrives under the same prefix.
+	schemaValidationWords = []string{"tool call validation failed", "did not match schema", "parameters for tool "}
+	// jsonGeneratedWords: JSON mode's wording.
+	jsonGeneratedWords = []string{"failed to generate json", "generated json does not match"}
+)
+
+var (
+	// reBadJSON, reArguments: arguments that are not JSON, when both occur on one line within
+	// 60 characters of each other ("Invalid JSON in tool call arguments").
+	reBadJSON   = regexp.MustCompile(`\b(?:invalid|malformed|not valid)\s+json\b`)
+	reArguments = regexp.MustCompile(`\barguments?\b`)
+	// reUnsupported, reToolNoun: the model or server does not take tools, when both occur in one
+	// sentence within 40 characters of each other, in either order. "tool_calls" (a malformed
+	// message in the history) is deliberately not a tool noun.
+	reUnsupported = regexp.MustCompile(`not\s+supported|unsupported|not\s+enabled|(?:does|do)(?:n['’]t|\s+not)\s+support`)
+	reToolNoun    = regexp.MustCompile(`\b(?:tools?|tool_choice|functions?)\b`)
 )
 
 // ClassifyFailure says which kind of tool-calling failure an error response reports. status is
@@ -136,23 +140,58 @@ func classify(status int, e errorBody) Failure {
 		return Other
 	}
 	code := strings.ToLower(e.code)
-	msg := e.message
+	msg := strings.ToLower(e.message)
 	switch {
-	case code == "json_validate_failed" || reJSONGenerated.MatchString(msg):
+	case code == "json_validate_failed" || containsAny(msg, jsonGeneratedWords):
 		return JSONValidation
-	case code == "tool_use_failed" || e.hasGeneration || reToolUseFailed.MatchString(msg):
-		if reSchemaValidation.MatchString(msg) {
+	case code == "tool_use_failed" || e.hasGeneration || containsAny(msg, toolUseFailedWords):
+		if containsAny(msg, schemaValidationWords) {
 			return SchemaValidation
 		}
 		return ToolUseFailed
-	case reSchemaValidation.MatchString(msg):
+	case containsAny(msg, schemaValidationWords):
 		return SchemaValidation
-	case reJSONArguments.MatchString(msg):
+	case strings.Contains(msg, "json") && near(msg, reBadJSON, reArguments, 60, "\n"):
 		return JSONValidation
-	case reToolsUnsupported.MatchString(msg):
+	case strings.Contains(msg, "--enable-auto-tool-choice"):
+		return ToolsUnsupported
+	case (strings.Contains(msg, "tool") || strings.Contains(msg, "function")) && near(msg, reUnsupported, reToolNoun, 40, ".\n"):
 		return ToolsUnsupported
 	}
 	return Other
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// near reports whether a match of a and a match of b occur in s, in either order, with at most
+// gap bytes and none of the bytes in stop between them.
+func near(s string, a, b *regexp.Regexp, gap int, stop string) bool {
+	as := a.FindAllStringIndex(s, -1)
+	if as == nil {
+		return false
+	}
+	bs := b.FindAllStringIndex(s, -1)
+	for _, x := range as {
+		for _, y := range bs {
+			lo, hi := x[1], y[0]
+			if y[1] <= x[0] {
+				lo, hi = y[1], x[0]
+			} else if y[0] < x[1] {
+				continue // overlapping matches are one phrase, not two
+			}
+			if hi-lo <= gap && !strings.ContainsAny(s[lo:hi], stop) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ErrorMessage returns the provider's error message from body, unwrapped from whatever
