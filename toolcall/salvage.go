@@ -45,14 +45,14 @@ type Salvaged struct {
 // generated in the body's failed_generation field, where a finished answer is often sitting:
 // the model wrapped its end-of-turn marker call in a tag the API does not accept.
 //
-// It recovers an answer only when the body is a [ToolUseFailed] failure (or a
-// [SchemaValidation] one that kept the generation) whose generation holds no tool call, or
-// only calls to the end-of-turn marker (opts.Marker): the marker's arguments failing
-// validation does not spoil the answer beside them. A rejected call
-// to a real tool is never "answered" with its introductory prose, and neither is a call whose
-// tool cannot be told: the caller fails over instead. An empty failed_generation is a failure,
-// not an empty answer, and so is a provider diagnostic standing in for the generation ("Tool
-// use failed: JSON does not match the expected schema").
+// It recovers an answer only when the body is a [ToolUseFailed] failure whose generation holds
+// no tool call, or only calls to the end-of-turn marker (opts.Marker); or a [SchemaValidation]
+// failure that kept the generation, when the call that failed validation was the marker's (its
+// arguments failing does not spoil the answer beside them). A rejected call to a real tool is
+// never "answered" with its introductory prose, and neither is a call whose tool cannot be
+// told: the caller fails over instead. An empty failed_generation is a failure, not an empty
+// answer, and so is a provider diagnostic standing in for the generation ("Tool use failed:
+// JSON does not match the expected schema").
 //
 // The body is read in every shape seen in the wild: {"error":{...}} JSON, a bare error object,
 // an SSE error event, JSON behind a client library's prefix ("Error code: 400 - {...}"), a
@@ -94,6 +94,18 @@ func Salvage(status int, body string, opts *SalvageOptions) Salvaged {
 		out.Why = "not salvaged: the generation holds tool-call syntax whose tool cannot be told, or too many calls to read"
 		return out
 	}
+	if f == SchemaValidation {
+		// The call that failed validation must be the marker's, by the message and by the
+		// generation: a validation failure with no call in sight is some other tool's.
+		if name := validatedTool(e.message); name != "" && name != marker {
+			out.Why = "not salvaged: the call that failed validation is to " + quoteName(name) + ", a real tool"
+			return out
+		}
+		if len(g.calls) == 0 {
+			out.Why = "not salvaged: the call that failed validation is not in the generation"
+			return out
+		}
+	}
 	var followups []string
 	for _, c := range g.calls {
 		if c.name != marker {
@@ -117,11 +129,28 @@ func Salvage(status int, body string, opts *SalvageOptions) Salvaged {
 
 // quoteName renders a tool name for a Why line, bounded so a hostile name cannot flood it.
 func quoteName(name string) string {
-	const max = 64
-	if len(name) > max {
-		name = name[:max] + "…"
+	const limit = 64
+	if len(name) > limit {
+		name = strings.ToValidUTF8(name[:limit], "") + "…"
 	}
 	return `"` + name + `"`
+}
+
+// validatedTool returns the tool a validation message names ("parameters for tool X did not
+// match schema"); "" when it names none.
+func validatedTool(msg string) string {
+	const lead = "parameters for tool "
+	lower := strings.ToLower(msg)
+	i := strings.Index(lower, lead)
+	if i < 0 || len(lower) != len(msg) { // offsets into lower must hold in msg
+		return ""
+	}
+	rest := msg[i+len(lead):]
+	j := 0
+	for j < len(rest) && isNameByte(rest[j]) {
+		j++
+	}
+	return rest[:j]
 }
 
 // followupPrompts reads follow-up prompts from a marker call's arguments: an array, or an

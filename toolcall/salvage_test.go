@@ -148,6 +148,8 @@ func TestSalvageBodyShapes(t *testing.T) {
 		{"marker arguments failed validation, answer kept", 400, `{"error":{"message":"tool call validation failed: parameters for tool suggest_followups did not match schema: errors: [missing properties: 'followups']","type":"invalid_request_error","code":"tool_use_failed","failed_generation":"Answer.\n<function=suggest_followups>{}</function>"}}`, true, SchemaValidation},
 		{"real tool arguments failed validation", 400, `{"error":{"message":"tool call validation failed: parameters for tool str_replace_editor did not match schema: errors: [missing properties: 'path']","type":"invalid_request_error","code":"tool_use_failed","failed_generation":"\u003c|tool_calls_section_begin|\u003e\u003c|tool_call_begin|\u003efunctions.str_replace_editor:48\u003c|tool_call_argument_begin|\u003e{\"command\":\"str_replace\"}"}}`, false, SchemaValidation},
 		{"unknown status", 0, toolCall400(t, essay), true, ToolUseFailed},
+		{"validation names a real tool, generation only the marker", 400, `{"error":{"message":"tool call validation failed: parameters for tool HassTurnOff did not match schema","code":"tool_use_failed","failed_generation":"Answer.\n<function=suggest_followups>{}</function>"}}`, false, SchemaValidation},
+		{"validation failure with no call in the generation", 400, `{"error":{"message":"tool call validation failed: attempted to call tool 'listFiles' which was not in request.tools","code":"tool_use_failed","failed_generation":"Let me list the files."}}`, false, SchemaValidation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
