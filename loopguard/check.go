@@ -23,29 +23,41 @@ const (
 	Halt
 )
 
-var actionNames = [...]string{None: "none", Warn: "warn", Halt: "halt"}
+// name returns the action's name, or "" for a value outside the three.
+func (a Action) name() string {
+	switch a {
+	case None:
+		return "none"
+	case Warn:
+		return "warn"
+	case Halt:
+		return "halt"
+	}
+	return ""
+}
 
 // String returns "none", "warn" or "halt".
 func (a Action) String() string {
-	if a < 0 || int(a) >= len(actionNames) {
-		return fmt.Sprintf("Action(%d)", int(a))
+	if n := a.name(); n != "" {
+		return n
 	}
-	return actionNames[a]
+	return fmt.Sprintf("Action(%d)", int(a))
 }
 
 // MarshalText writes the action's name.
 func (a Action) MarshalText() ([]byte, error) {
-	if a < 0 || int(a) >= len(actionNames) {
+	n := a.name()
+	if n == "" {
 		return nil, fmt.Errorf("loopguard: action %d: %w", int(a), ErrUnknownAction)
 	}
-	return []byte(actionNames[a]), nil
+	return []byte(n), nil
 }
 
 // UnmarshalText reads an action's name, or returns an error wrapping [ErrUnknownAction].
 func (a *Action) UnmarshalText(b []byte) error {
-	for i, name := range actionNames {
-		if string(b) == name {
-			*a = Action(i)
+	for _, v := range []Action{None, Warn, Halt} {
+		if string(b) == v.name() {
+			*a = v
 			return nil
 		}
 	}
