@@ -464,8 +464,8 @@ func lookupCode(m map[string]Category, code string) (Category, bool) {
 	return cat, ok
 }
 
-// billingCodes are the structured codes of quota or billing exhaustion (lower-case keys; the
-// value is unused).
+// billingCodes are the structured codes of quota or billing exhaustion, in the form of
+// codeCategories (lower-case keys); step 3 of the order reads them.
 var billingCodes = map[string]Category{
 	"insufficient_quota":         AuthFailed, // OpenAI
 	"billing_not_active":         AuthFailed, // OpenAI
@@ -482,7 +482,7 @@ var billingCodes = map[string]Category{
 var codeCategories = map[string]Category{
 	// Credentials.
 	"invalid_api_key":             AuthFailed, // OpenAI
-	"api_key_invalid":             AuthFailed, // Google reason
+	"api_key_invalid":             AuthFailed, // Google reason, on a 400 INVALID_ARGUMENT
 	"unauthenticated":             AuthFailed, // Google status
 	"permission_denied":           AuthFailed, // Google status
 	"authentication_error":        AuthFailed, // Anthropic
