@@ -1,8 +1,8 @@
 package termination
 
 import (
-	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -27,11 +27,17 @@ type APIError struct {
 	RetryAfter time.Duration
 }
 
-// Error renders the provider, status and message.
+// Error renders the provider, status and message. A body is shown only when it is not JSON:
+// a JSON body is data for the classifier, and can hold the model's own output (Groq's
+// failed_generation), which must not reach the text a reader or the prose arms see as the
+// error's message. A nil *APIError renders as "<nil>".
 func (e *APIError) Error() string {
+	if e == nil {
+		return "<nil>"
+	}
 	msg := e.Message
-	if msg == "" {
-		msg = e.Body
+	if b := strings.TrimSpace(e.Body); msg == "" && b != "" && b[0] != '{' && b[0] != '[' {
+		msg = b
 	}
 	prefix := e.Provider
 	if prefix == "" {
@@ -41,10 +47,15 @@ func (e *APIError) Error() string {
 		prefix += " " + strconv.Itoa(e.Status)
 	}
 	if msg == "" {
-		return fmt.Sprintf("%s: error", prefix)
+		return prefix + ": error"
 	}
-	return fmt.Sprintf("%s: %s", prefix, msg)
+	return prefix + ": " + msg
 }
 
 // HTTPStatus returns the HTTP status; it makes APIError a status carrier for [Classify].
-func (e *APIError) HTTPStatus() int { return e.Status }
+func (e *APIError) HTTPStatus() int {
+	if e == nil {
+		return 0
+	}
+	return e.Status
+}

@@ -121,3 +121,26 @@ func TestAttach(t *testing.T) {
 		t.Errorf("String() = %q", inner.String())
 	}
 }
+
+func TestAPIErrorText(t *testing.T) {
+	tests := []struct {
+		err  *APIError
+		want string
+	}{
+		{nil, "<nil>"},
+		{&APIError{}, "provider: error"},
+		{&APIError{Provider: "groq", Status: 400, Message: "Failed to call a function."}, "groq 400: Failed to call a function."},
+		{&APIError{Provider: "ollama", Body: "model not found"}, "ollama: model not found"},
+		// A JSON body is data, not a message: it can carry the model's own output.
+		{&APIError{Provider: "groq", Status: 400, Body: `{"error":{"failed_generation":"rate limit"}}`}, "groq 400: error"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+	var nilErr *APIError
+	if nilErr.HTTPStatus() != 0 {
+		t.Error("a nil *APIError has no status")
+	}
+}
