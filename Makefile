@@ -33,6 +33,12 @@ lint:
 unit:
 	$(GO) test -race -count=1 ./...
 
+## run: the main job. Until the service lands, it runs every command on the sample inputs.
+run: build
+	@for f in errors:classify\ error stops:classify\ stop stall:stall turns:decide; do \
+		file=$${f%%:*}; cmd=$${f#*:}; echo "== stopgate $$cmd < testdata/examples/$$file.jsonl"; \
+		$(BIN)/stopgate $$cmd < testdata/examples/$$file.jsonl || exit $$?; done
+
 ## bench: every benchmark once, for a quick look; use benchstat to compare runs.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

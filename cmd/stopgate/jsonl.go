@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// maxLine bounds one input line (16 MiB): a raw provider body can be large, but an unbounded
+// line would let one bad input exhaust memory.
+const maxLine = 16 << 20
+
+// lineError is what stands in the output for an input line that could not be processed.
+type lineError struct {
+	Error string `json:"error"`
+}
+
+// eachLine reads JSON lines from r, decodes each into a fresh In, and writes handle's answer
+// as one JSON line to w, in order. Blank lines are skipped. A line that cannot be decoded, or
+// that handle rejects, is answered with {"error": "line N: ..."} and the rest are still
+// processed. It returns the number of such lines, and the first I/O error.
+func eachLine[In any](r io.Reader, w io.Writer, handle func(in In) (any, error)) (bad int, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriter(w)
+	defer func() {
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+	}()
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for n := 1; ; n++ {
+		line, rerr := readLine(br)
+		if rerr != nil && !errors.Is(rerr, io.EOF) && !errors.Is(rerr, errLineTooLong) {
+			return bad, fmt.Errorf("reading line %d: %w", n, rerr)
+		}
+		if errors.Is(rerr, errLineTooLong) {
+			bad++
+			if err := enc.Encode(lineError{Error: fmt.Sprintf("line %d: longer than %d bytes", n, maxLine)}); err != nil {
+				return bad, err
+			}
+			continue
+		}
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			out, herr := decodeAndHandle(trimmed, handle)
+			if herr != nil {
+				bad++
+				out = lineError{Error: fmt.Sprintf("line %d: %v", n, herr)}
+			}
+			if err := enc.Encode(out); err != nil {
+				return bad, err
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			return bad, nil
+		}
+	}
+}
+
+func decodeAndHandle[In any](line []byte, handle func(In) (any, error)) (any, error) {
+	var in In
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&in); err != nil {
+		return nil, describeJSONError(err)
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value on the line")
+	}
+	return handle(in)
+}
+
+// describeJSONError turns encoding/json's errors into messages that name the problem.
+func describeJSONError(err error) error {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		field := te.Field
+		if field == "" {
+			return fmt.Errorf("expected a JSON object, got %s", te.Value)
+		}
+		return fmt.Errorf("field %q: expected %s, got %s", field, te.Type, te.Value)
+	}
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		return fmt.Errorf("not valid JSON at byte %d: %v", se.Offset, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errors.New("not valid JSON: unexpected end of line")
+	}
+	return fmt.Errorf("not valid JSON: %w", err)
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns the next line without its newline. At the end of input it returns the
+// last (possibly empty) line with io.EOF. A line over maxLine is consumed and reported as
+// errLineTooLong.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > maxLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(buf, []byte("\n")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return buf, err
+		}
+	}
+}
+
+// finishLines turns eachLine's result into an exit status: 2 when any line was bad or the
+// input could not be read, else 0.
+func finishLines(e env, name string, bad int, err error) int {
+	if err != nil {
+		fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+		return exitUsage
+	}
+	if bad > 0 {
+		fmt.Fprintf(e.stderr, "stopgate %s: %d line(s) could not be processed\n", name, bad)
+		return exitUsage
+	}
+	return 0
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/stopgate/stopgate/model"
+	"github.com/stopgate/stopgate/stall"
+)
+
+func stallCommand() *command {
+	var modelSpec string
+	return &command{
+		name:    "stall",
+		summary: "final messages in, stall verdicts out",
+		usage:   "stall [--model SPEC] < messages.jsonl",
+		help: `Read one final assistant message per line and write whether the turn stalled: ended on a
+promised, untaken next action.
+
+Input:
+  {"text": "...", "mode": "interactive|autonomous", "metadata": {"livelocked": false}}
+
+Output:
+  {"stalled": true, "by": "todo|livelock|lexical|model|none", "sentence": "Let me check the tests.",
+   "why": "short reason"}
+
+The checks run in order: a livelock exit in the metadata, open items in the message's own
+<todo> block, the built-in lexical classifier, then (with --model) the model classifier. In
+autonomous mode a permission-ask ("Shall I proceed?") is a stall; in interactive mode (the
+default) it is a legitimate end. Every failure of the model classifier is "not stalled"; its
+reason is in "classifier_reason".
+
+Model specs: openai:gpt-5-mini, anthropic:claude-haiku-4-5, groq:MODEL, openrouter:MODEL,
+ollama:MODEL, gemini:MODEL, openai-compatible:URL#MODEL, claude-cli:haiku. Keys come from the
+provider's usual environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).`,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&modelSpec, "model", "", "also ask this model `SPEC` when the lexical classifier finds nothing")
+		},
+		run: func(ctx context.Context, e env, _ *flag.FlagSet, args []string) int {
+			if len(args) > 0 {
+				return usageError(e, "stall", "takes no arguments; it reads JSON lines on stdin")
+			}
+			var mc *stall.ModelClassifier
+			if modelSpec != "" {
+				client, err := model.New(modelSpec, &model.Options{Getenv: e.getenv})
+				if err != nil {
+					fmt.Fprintf(e.stderr, "stopgate stall: --model: %v\n", err)
+					return exitUsage
+				}
+				mc = &stall.ModelClassifier{Client: client}
+			}
+			bad, err := eachLine(e.stdin, e.stdout, func(in stallInput) (any, error) {
+				switch in.Mode {
+				case "", stall.Interactive, stall.Autonomous:
+				default:
+					return nil, fmt.Errorf("field \"mode\": %q is not interactive or autonomous", in.Mode)
+				}
+				r := stall.IsStalled(ctx, in.Text, stall.Options{Mode: in.Mode, Metadata: in.Metadata, Model: mc})
+				out := stallLine{Stalled: r.Stalled, By: string(r.By), Sentence: r.Sentence, Why: r.Why, Todos: r.Todos}
+				if out.Todos == nil {
+					out.Todos = []string{}
+				}
+				if !r.Stalled {
+					out.Sentence = ""
+				}
+				if r.Reason != nil {
+					out.ClassifierReason = r.Reason
+				}
+				return out, nil
+			})
+			return finishLines(e, "stall", bad, err)
+		},
+	}
+}
+
+type stallInput struct {
+	Text     string         `json:"text"`
+	Mode     stall.Mode     `json:"mode"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+type stallLine struct {
+	Stalled          bool     `json:"stalled"`
+	By               string   `json:"by"`
+	Sentence         string   `json:"sentence"`
+	Why              string   `json:"why"`
+	Todos            []string `json:"todos"`
+	ClassifierReason any      `json:"classifier_reason,omitempty"`
+}
