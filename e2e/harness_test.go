@@ -1,0 +1,487 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	fa "github.com/stopgate/stopgate/e2e/internal/fakeanthropic"
+)
+
+// claudeVersion is the Claude Code release the scenarios were written against, the one
+// scripts/install-harnesses.sh installs. Its request shapes and hook behaviours are what the
+// assertions encode.
+const claudeVersion = "2.1.332"
+
+// runTimeout bounds one `claude -p` run. Runs take about a second; the bound only keeps a
+// wedged harness from hanging the suite.
+const runTimeout = 2 * time.Minute
+
+// binDir holds the stopgate binary built for this test binary; TestMain removes it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stopgate-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// repoRoot returns the repository root: the parent of this package's directory, where go.mod
+// declares the stopgate module.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || !bytes.Contains(mod, []byte("module github.com/stopgate/stopgate\n")) {
+		t.Fatalf("%s is not the stopgate repository root (go.mod: %v)", root, err)
+	}
+	return root
+}
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+)
+
+// stopgateBinary builds ./cmd/stopgate once per test binary and returns its path.
+func stopgateBinary(t *testing.T) string {
+	t.Helper()
+	root := repoRoot(t)
+	buildOnce.Do(func() {
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = fmt.Errorf("the go command is not on PATH: %w", err)
+			return
+		}
+		buildPath = filepath.Join(binDir, "stopgate")
+		cmd := exec.Command(goCmd, "build", "-o", buildPath, "./cmd/stopgate")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/stopgate: %w\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildPath
+}
+
+var (
+	claudeOnce    sync.Once
+	claudePath    string
+	claudeVersErr error
+)
+
+// claudeBinary returns the Claude Code CLI to drive: $STOPGATE_CLAUDE, else the one
+// scripts/install-harnesses.sh installs under .cache/harnesses. It fails the test, saying how
+// to install it, when the CLI is missing or (at the default path) is not the pinned version.
+func claudeBinary(t *testing.T) string {
+	t.Helper()
+	root := repoRoot(t)
+	claudeOnce.Do(func() {
+		path, pinned := os.Getenv("STOPGATE_CLAUDE"), false
+		if path == "" {
+			path, pinned = filepath.Join(root, ".cache", "harnesses", "node_modules", ".bin", "claude"), true
+		}
+		claudePath = path
+		if _, err := os.Stat(path); err != nil {
+			claudeVersErr = fmt.Errorf("Claude Code CLI not found at %s (%v): run scripts/install-harnesses.sh, or set STOPGATE_CLAUDE to a claude binary", path, err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, path, "--version").Output()
+		switch {
+		case err != nil:
+			claudeVersErr = fmt.Errorf("%s --version: %v: run scripts/install-harnesses.sh", path, err)
+		case pinned && !strings.HasPrefix(string(out), claudeVersion+" "):
+			claudeVersErr = fmt.Errorf("%s is %q, want %s: run scripts/install-harnesses.sh", path, bytes.TrimSpace(out), claudeVersion)
+		}
+	})
+	if claudeVersErr != nil {
+		t.Fatal(claudeVersErr)
+	}
+	return claudePath
+}
+
+// session is one scenario's world: a scripted model server, a temporary home and project
+// directory, and the Stop hooks Claude Code will run.
+type session struct {
+	t       *testing.T
+	srv     *fa.Server
+	home    string // HOME for claude and its hooks
+	project string // the working directory claude runs in
+	state   string // stopgate's state directory
+	capture string // where the capture hook writes each Stop payload
+	env     []string
+}
+
+// newSession starts a model server answering with script and lays out a fresh home and
+// project directory. Every Stop payload Claude Code sends is captured (see payloads) by a
+// Stop hook in the user settings, which allows every stop and so never changes an outcome.
+func newSession(t *testing.T, script fa.Script, env ...string) *session {
+	t.Helper()
+	base := t.TempDir()
+	s := &session{
+		t:       t,
+		home:    filepath.Join(base, "home"),
+		project: filepath.Join(base, "project"),
+		state:   filepath.Join(base, "state"),
+		capture: filepath.Join(base, "stop-payloads"),
+	}
+	tmp := filepath.Join(base, "tmp")
+	for _, d := range []string{s.home, s.project, s.state, s.capture, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.srv = fa.Start(script)
+	t.Cleanup(s.srv.Close)
+
+	s.setUserStopHooks()
+
+	s.env = []string{
+		"HOME=" + s.home,
+		"PATH=" + os.Getenv("PATH"),
+		"TMPDIR=" + tmp,
+		"CLAUDE_CODE_TMPDIR=" + tmp,
+		"ANTHROPIC_BASE_URL=" + s.srv.URL,
+		"ANTHROPIC_API_KEY=sk-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		// Claude Code refuses --dangerously-skip-permissions as root unless it is told it runs
+		// in a sandbox; these tests run as root in CI.
+		"IS_SANDBOX=1",
+	}
+	s.env = append(s.env, env...)
+	return s
+}
+
+// stopHook is one command handler of a Stop hook.
+type stopHook struct {
+	command string
+	timeout int // seconds; 0 leaves Claude Code's default (600)
+}
+
+// writeSettings writes a settings.json at path whose Stop event runs hooks.
+func (s *session) writeSettings(path string, hooks ...stopHook) {
+	s.t.Helper()
+	var handlers []map[string]any
+	for _, h := range hooks {
+		m := map[string]any{"type": "command", "command": h.command}
+		if h.timeout > 0 {
+			m["timeout"] = h.timeout
+		}
+		handlers = append(handlers, m)
+	}
+	settings := map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": handlers}}}}
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// setUserStopHooks makes the capture hook, then hooks, the Stop hooks of the user settings
+// (~/.claude/settings.json). The capture hook writes each payload to its own file in
+// s.capture, named so the names sort in arrival order, and allows the stop.
+func (s *session) setUserStopHooks(hooks ...stopHook) {
+	s.t.Helper()
+	capture := stopHook{command: fmt.Sprintf(`cat > %s/stop-$(date +%%s%%N).json`, shellQuote(s.capture)), timeout: 30}
+	s.writeSettings(filepath.Join(s.home, ".claude", "settings.json"), append([]stopHook{capture}, hooks...)...)
+}
+
+// setProjectStopHook makes hooks the project's Stop hooks (.claude/settings.json).
+func (s *session) setProjectStopHook(hooks ...stopHook) {
+	s.t.Helper()
+	s.writeSettings(filepath.Join(s.project, ".claude", "settings.json"), hooks...)
+}
+
+// useStopgate installs the stopgate hook in the project's settings the way a user would, with
+// `stopgate hook install claude-code --project --state-dir DIR` run in the project directory,
+// keeping its state in the session's state directory; flags are more hook flags for the
+// installed command. It checks that the settings now run `stopgate hook claude-code` on Stop.
+func (s *session) useStopgate(flags ...string) {
+	s.t.Helper()
+	bin := stopgateBinary(s.t)
+	args := append([]string{"hook", "install", "claude-code", "--project", "--state-dir", s.state}, flags...)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = s.project, s.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("stopgate %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(s.project, ".claude", "settings.json"))
+	if err != nil {
+		s.t.Fatalf("stopgate hook install wrote no project settings: %v\n%s", err, out)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &settings); err != nil {
+		s.t.Fatalf("the installed settings are not JSON: %v\n%s", err, b)
+	}
+	for _, group := range settings.Hooks["Stop"] {
+		for _, h := range group.Hooks {
+			if h.Type == "command" && strings.HasPrefix(h.Command, bin+" hook claude-code") && strings.Contains(h.Command, s.state) {
+				return
+			}
+		}
+	}
+	s.t.Fatalf("the installed settings run no `%s hook claude-code` with state in %s on Stop:\n%s", bin, s.state, b)
+}
+
+// result is Claude Code's final JSON (`claude -p --output-format json`), the fields the
+// scenarios read.
+type result struct {
+	Type           string `json:"type"`
+	Subtype        string `json:"subtype"`
+	IsError        bool   `json:"is_error"`
+	Result         string `json:"result"`
+	StopReason     string `json:"stop_reason"`
+	TerminalReason string `json:"terminal_reason"`
+	NumTurns       int    `json:"num_turns"`
+	SessionID      string `json:"session_id"`
+}
+
+// run runs `claude -p prompt` in the project directory against the model server and returns
+// its final result. extraArgs go after the standard flags. It fails the test if claude exits
+// non-zero or does not print one JSON result.
+func (s *session) run(prompt string, extraArgs ...string) result {
+	s.t.Helper()
+	claude := claudeBinary(s.t)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	args := append([]string{"-p", prompt, "--output-format", "json", "--dangerously-skip-permissions"}, extraArgs...)
+	cmd := exec.CommandContext(ctx, claude, args...)
+	cmd.Dir = s.project
+	cmd.Env = s.env
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	s.t.Logf("claude -p ran %v, %d requests to the model server", time.Since(start).Round(time.Millisecond), len(s.srv.Requests()))
+	for _, r := range s.srv.Requests() {
+		if r.Method != "POST" || r.Path != "/v1/messages" {
+			s.t.Logf("claude also sent %s %s?%s (answered %s)", r.Method, r.Path, r.RawQuery, answerOf(r))
+		}
+	}
+	if err != nil {
+		s.dump()
+		s.t.Fatalf("claude -p: %v\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.Bytes())
+	}
+	var r result
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &r); err != nil || r.Type != "result" {
+		s.dump()
+		s.t.Fatalf("claude -p printed no JSON result (%v):\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.Bytes())
+	}
+	return r
+}
+
+// answerOf says how the server answered a request other than POST /v1/messages.
+func answerOf(r *fa.Request) string {
+	if r.Method == "POST" && r.Path == "/v1/messages/count_tokens" {
+		return "with a token count"
+	}
+	return "404"
+}
+
+// dump logs what the model server saw, for a failing test.
+func (s *session) dump() {
+	s.t.Helper()
+	for _, r := range s.srv.Requests() {
+		line := fmt.Sprintf("request %d: %s %s?%s, %d messages", r.Seq, r.Method, r.Path, r.RawQuery, len(r.Messages))
+		if last := r.LastMessage(); last.Role != "" {
+			b, _ := json.Marshal(last.Content)
+			line += fmt.Sprintf("; last %s: %.400s", last.Role, b)
+		}
+		if r.Response != nil {
+			b, _ := json.Marshal(r.Response.Content)
+			line += fmt.Sprintf("; answered %.300s", b)
+		}
+		s.t.Log(line)
+	}
+	for i, p := range s.payloads() {
+		b, _ := json.Marshal(p)
+		s.t.Logf("stop payload %d: %s", i, b)
+	}
+}
+
+// agentRequests returns the agent loop's Messages API requests, in order: those offering the
+// Bash tool. (Claude Code 2.1.332 sends no other Messages requests in these runs; a side
+// request for a title or a summary would carry no tools and is left out.)
+func (s *session) agentRequests() []*fa.Request {
+	return s.srv.MessagesRequests(isAgentRequest)
+}
+
+func isAgentRequest(r *fa.Request) bool { return r.HasTool("Bash") }
+
+// payloads returns the Stop hook payloads Claude Code sent, in order, decoded.
+func (s *session) payloads() []map[string]any {
+	s.t.Helper()
+	names, err := filepath.Glob(filepath.Join(s.capture, "stop-*.json"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	sort.Strings(names)
+	var out []map[string]any
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			s.t.Fatalf("stop payload %s is not a JSON object: %v\n%s", n, err, b)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// hookOutcome is how the transcript records one run of a Stop hook: an attachment entry of
+// type hook_success (exit 0), hook_blocking_error, hook_non_blocking_error (another exit
+// status, or a command that cannot start) or hook_cancelled (timed out), with what it printed.
+type hookOutcome struct {
+	kind           string
+	command        string
+	exitCode       int // -1 when not recorded
+	stdout, stderr string
+	timedOut       bool
+}
+
+// hookOutcomes returns the transcript's records of the Stop hook runs other than the capture
+// hook's, in order. Claude Code writes the transcript as it goes; it is complete once claude
+// has exited.
+func (s *session) hookOutcomes() []hookOutcome {
+	s.t.Helper()
+	ps := s.payloads()
+	if len(ps) == 0 {
+		return nil
+	}
+	path, _ := ps[0]["transcript_path"].(string)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		s.t.Fatalf("reading the transcript: %v", err)
+	}
+	var out []hookOutcome
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Type       string `json:"type"`
+			Attachment struct {
+				Type      string `json:"type"`
+				HookEvent string `json:"hookEvent"`
+				Command   string `json:"command"`
+				ExitCode  *int   `json:"exitCode"`
+				Stdout    string `json:"stdout"`
+				Stderr    string `json:"stderr"`
+				TimedOut  bool   `json:"timedOut"`
+			} `json:"attachment"`
+		}
+		if json.Unmarshal(line, &e) != nil || e.Type != "attachment" || e.Attachment.HookEvent != "Stop" ||
+			!strings.HasPrefix(e.Attachment.Type, "hook_") || strings.HasPrefix(e.Attachment.Command, "cat > ") {
+			continue
+		}
+		a := e.Attachment
+		o := hookOutcome{kind: a.Type, command: a.Command, exitCode: -1, stdout: a.Stdout, stderr: a.Stderr, timedOut: a.TimedOut}
+		if a.ExitCode != nil {
+			o.exitCode = *a.ExitCode
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// The ways Claude Code 2.1.332 hands a Stop hook's continuation to the model, each a text
+// block of a user message wrapped in <system-reminder>:
+//
+//   - exit 0 with {"decision":"block","reason":R}: a preamble saying the text is a hook's
+//     output, then "Stop hook feedback:\nR" (and, in a separate system-role message,
+//     `Stop hook blocking error from command: "CMD": R`);
+//   - exit 2 with R on stderr: the same preamble, then "Stop hook feedback:\n[CMD]: R";
+//   - exit 0 with hookSpecificOutput.additionalContext R: "Stop hook additional context: R".
+const (
+	feedbackMarker = "Stop hook feedback:\n"
+	contextMarker  = "Stop hook additional context: "
+	reminderEnd    = "\n</system-reminder>"
+)
+
+// nudges returns the continuation messages the Stop hooks gave that r carries, in order: the
+// reason (or additional context) of each block, as the model received it.
+func nudges(r *fa.Request) []string {
+	var out []string
+	for _, text := range r.Texts("user") {
+		for _, marker := range []string{feedbackMarker, contextMarker} {
+			_, after, ok := strings.Cut(text, marker)
+			if !ok {
+				continue
+			}
+			body, _, _ := strings.Cut(after, reminderEnd)
+			out = append(out, strings.TrimSpace(body))
+		}
+	}
+	return out
+}
+
+// lastNudges returns the nudges carried by the last agent request: every nudge of the run,
+// since each request carries the whole conversation.
+func (s *session) lastNudges() []string {
+	reqs := s.agentRequests()
+	if len(reqs) == 0 {
+		return nil
+	}
+	return nudges(reqs[len(reqs)-1])
+}
+
+// pendingNudges returns the nudges in r after the model's last message: what the Stop hooks
+// said about the stop the model just attempted, if they blocked it.
+func pendingNudges(r *fa.Request) []string {
+	i := len(r.Messages)
+	for i > 0 && r.Messages[i-1].Role != "assistant" {
+		i--
+	}
+	return nudges(&fa.Request{Messages: r.Messages[i:]})
+}
+
+// outputFileRE finds the output file in a background Bash's tool result: "Command running in
+// background with ID: ID. Output is being written to: PATH.output. …".
+var outputFileRE = regexp.MustCompile(`Output is being written to: (\S+\.output)`)
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
