@@ -48,6 +48,7 @@ func commands() []*command {
 		classifyCommand(),
 		decideCommand(),
 		gateCommand(),
+		hookCommand(),
 		salvageCommand(),
 		stallCommand(),
 	}

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/hook"
+)
+
+func hookCommand() *command {
+	return &command{
+		name:    "hook",
+		summary: "stop hooks for agent harnesses",
+		usage:   "hook claude-code | hook install claude-code | hook uninstall claude-code",
+		help: `Stop hooks for agent harnesses: the harness runs the hook when its agent is about to stop,
+and the hook answers whether it may.
+
+  stopgate hook claude-code              the Claude Code Stop and SubagentStop hook
+  stopgate hook install claude-code      add it to a Claude Code settings file
+  stopgate hook uninstall claude-code    remove it again
+
+Run 'stopgate help hook claude-code' for what the hook reads and answers.`,
+		subs: []*command{
+			hookClaudeCodeCommand(),
+			{
+				name:    "install",
+				summary: "add a stop hook to a harness's settings",
+				usage:   "hook install claude-code [flags]",
+				subs:    []*command{hookInstallCommand()},
+			},
+			{
+				name:    "uninstall",
+				summary: "remove a stop hook from a harness's settings",
+				usage:   "hook uninstall claude-code [flags]",
+				subs:    []*command{hookUninstallCommand()},
+			},
+		},
+	}
+}
+
+// hookFlags are the flags of the hook itself, which install also embeds in the command it
+// installs.
+type hookFlags struct {
+	sf       supervisorFlags
+	stateDir string
+	timeout  time.Duration
+	style    string
+}
+
+// defineInto defines the hook's flags on a scratch FlagSet and hands each one to add.
+func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
+	tmp := flag.NewFlagSet("", flag.ContinueOnError)
+	h.sf.define(tmp)
+	tmp.StringVar(&h.stateDir, "state-dir", "", "keep the per-session nudge budgets in `DIR` (default $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks)")
+	tmp.DurationVar(&h.timeout, "timeout", hook.DefaultTimeout, "let the agent stop if no decision is made within `D`")
+	tmp.StringVar(&h.style, "style", string(hook.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
+	tmp.VisitAll(add)
+}
+
+// defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks;
+// "" when neither variable is set.
+func defaultStateDir(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "stopgate", "hooks")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "stopgate", "hooks")
+	}
+	return ""
+}
+
+// lenientValue wraps a flag.Value so that a bad value is recorded instead of failing the
+// parse: the hook must fail open, and a usage error (exit 2) would block the agent's stop with
+// the usage text as its next instruction.
+type lenientValue struct {
+	flag.Value
+	name string
+	errs *[]error
+}
+
+func (v *lenientValue) Set(s string) error {
+	if err := v.Value.Set(s); err != nil {
+		*v.errs = append(*v.errs, fmt.Errorf("flag -%s: %w", v.name, err))
+	}
+	return nil
+}
+
+func (v *lenientValue) String() string {
+	if v == nil || v.Value == nil {
+		return ""
+	}
+	return v.Value.String()
+}
+
+func (v *lenientValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func hookClaudeCodeCommand() *command {
+	var h hookFlags
+	var flagErrs []error
+	return &command{
+		name:    "claude-code",
+		summary: "the Claude Code Stop and SubagentStop hook",
+		usage:   "hook claude-code [flags] [-- flags]",
+		help: `The Claude Code Stop and SubagentStop hook. Claude Code runs it when its agent (or a
+sub-agent) is about to stop, with a JSON payload on stdin: the session, the transcript path,
+stop_hook_active, the final message, and on newer versions the background tasks and scheduled
+prompts. The hook reads the transcript for history (todos, background shells, sub-agents, the
+run's tool calls), runs stopgate's checks in their order:
+
+  ` + checkList() + `
+
+and answers:
+
+  let the agent stop    exit 0, nothing on stdout
+  keep it going         exit 0, {"decision":"block","reason":"<what to do>"} on stdout
+                        (or, with --style context, {"hookSpecificOutput":{"hookEventName":
+                        "Stop","additionalContext":"<what to do>"}}, Claude Code 2.1.163+)
+
+It fails open: an error of any kind (a payload that is not JSON, a bad flag or configuration
+file, a panic, no decision within --timeout) lets the agent stop, with exit 0, nothing on
+stdout, and one line on stderr beginning "stopgate:". A transcript that cannot be read is
+not an error: the hook decides on the payload alone and says so on stderr.
+
+Nudges are budgeted per check per run and in a row (see 'stopgate help decide'); the counts
+are kept between stops in a small JSON file per session under --state-dir. When that file
+cannot be read while stop_hook_active is set, the agent may stop.
+
+Flags may also come after "--", which is how 'stopgate hook install claude-code' writes
+them: a flag this binary does not know (after an upgrade or a downgrade) then fails open too.
+
+Install it with 'stopgate hook install claude-code'.`,
+		flags: func(fs *flag.FlagSet) {
+			h.defineInto(func(f *flag.Flag) {
+				fs.Var(&lenientValue{Value: f.Value, name: f.Name, errs: &flagErrs}, f.Name, f.Usage)
+			})
+		},
+		run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) int {
+			if len(args) > 0 {
+				if err := fs.Parse(args); err != nil {
+					flagErrs = append(flagErrs, err)
+				} else if fs.NArg() > 0 {
+					flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+				}
+			}
+			opts, err := h.options(e, flagErrs)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
+				return 0
+			}
+			return hook.ClaudeCode(ctx, e.stdin, e.stdout, e.stderr, opts)
+		},
+	}
+}
+
+// options builds the hook's options from the flags.
+func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, error) {
+	if err := errors.Join(flagErrs...); err != nil {
+		return nil, err
+	}
+	style, err := hook.ParseStyle(h.style)
+	if err != nil {
+		return nil, fmt.Errorf("flag -style: %w", err)
+	}
+	sup, err := h.sf.supervisor(e)
+	if err != nil {
+		return nil, err
+	}
+	dir := h.stateDir
+	if dir == "" {
+		dir = defaultStateDir(e.getenv)
+	}
+	return &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, Style: style}, nil
+}
+
+// settingsFlags choose the settings file install and uninstall edit.
+type settingsFlags struct {
+	project, user, local bool
+	file                 string
+}
+
+func (s *settingsFlags) define(fs *flag.FlagSet) {
+	fs.BoolVar(&s.user, "user", false, "edit ~/.claude/settings.json, for every project (the default)")
+	fs.BoolVar(&s.project, "project", false, "edit .claude/settings.json in the current directory (shared with the project)")
+	fs.BoolVar(&s.local, "local", false, "edit .claude/settings.local.json in the current directory (this machine only)")
+	fs.StringVar(&s.file, "settings", "", "edit the settings `FILE`")
+}
+
+// path returns the settings file the flags name.
+func (s *settingsFlags) path(e env) (string, error) {
+	n := 0
+	for _, set := range []bool{s.project, s.user, s.local, s.file != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", errors.New("choose one of -user, -project, -local and -settings")
+	}
+	switch {
+	case s.file != "":
+		return filepath.Abs(s.file)
+	case s.project || s.local:
+		cwd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		name := "settings.json"
+		if s.local {
+			name = "settings.local.json"
+		}
+		return filepath.Join(cwd, ".claude", name), nil
+	}
+	home := e.getenv("HOME")
+	if home == "" {
+		return "", errors.New("HOME is not set; name the settings file with -settings")
+	}
+	return filepath.Join(home, ".claude", "settings.json"), nil
+}
+
+// recordingValue wraps a flag.Value and records every value it is set to, so install can
+// write the same flags into the command it installs.
+type recordingValue struct {
+	flag.Value
+	name string
+	set  *[][2]string
+}
+
+func (v *recordingValue) Set(s string) error {
+	if err := v.Value.Set(s); err != nil {
+		return err
+	}
+	*v.set = append(*v.set, [2]string{v.name, s})
+	return nil
+}
+
+func (v *recordingValue) String() string {
+	if v == nil || v.Value == nil {
+		return ""
+	}
+	return v.Value.String()
+}
+
+const settingsHelp = `The settings file is ~/.claude/settings.json by default (-user): the installed command holds
+the absolute path of this stopgate binary, which is particular to this machine, so it does not
+belong in a project's shared .claude/settings.json (-project) unless everyone has stopgate at
+that path. -local edits the project's .claude/settings.local.json, which Claude Code keeps out
+of version control.`
+
+func hookInstallCommand() *command {
+	var h hookFlags
+	var s settingsFlags
+	var embedded [][2]string
+	return &command{
+		name:    "claude-code",
+		summary: "add the stopgate hook to a Claude Code settings file",
+		usage:   "hook install claude-code [-user|-project|-local|-settings FILE] [hook flags]",
+		help: `Add "stopgate hook claude-code" as a command hook for Claude Code's Stop and SubagentStop
+events. Everything else in the settings file is kept: other keys byte for byte and in order,
+other events and other hooks. Installing again changes nothing; a stopgate hook already there
+with another command (a moved binary, other flags) is updated. A settings file that is not
+valid JSON is left alone and reported.
+
+The command installed is this binary's absolute path, so it runs from any directory, followed
+by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout,
+-style) after "--". Relative -config and -state-dir paths are made absolute. The flags and the
+configuration are checked now, so a mistake shows here rather than as a hook that lets every
+stop through. Claude Code gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
+
+` + settingsHelp,
+		flags: func(fs *flag.FlagSet) {
+			s.define(fs)
+			h.defineInto(func(f *flag.Flag) {
+				fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
+			})
+		},
+		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+			const name = "hook install claude-code"
+			if len(args) > 0 {
+				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
+			}
+			path, err := s.path(e)
+			if err != nil {
+				return usageError(e, name, err.Error())
+			}
+			if _, err := h.options(e, nil); err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+				return exitUsage
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: cannot find this binary's path: %v\n", name, err)
+				return 1
+			}
+			if limit := time.Duration(hook.HandlerTimeout) * time.Second; h.timeout >= limit {
+				fmt.Fprintf(e.stderr, "stopgate %s: warning: -timeout %v is not under the %v Claude Code waits for the hook; it would cancel the hook first and let the stop proceed\n", name, h.timeout, limit)
+			}
+			if strings.Contains(exe, "go-build") {
+				fmt.Fprintf(e.stderr, "stopgate %s: warning: %s looks like a temporary 'go run' binary; install a built stopgate instead\n", name, exe)
+			}
+			var words []string
+			for _, kv := range embedded {
+				v := kv[1]
+				if kv[0] == "config" || kv[0] == "state-dir" {
+					if abs, err := filepath.Abs(v); err == nil {
+						v = abs
+					}
+				}
+				words = append(words, "--"+kv[0]+"="+v)
+			}
+			if len(words) > 0 {
+				words = append([]string{"--"}, words...)
+			}
+			cmd := hook.Command(exe, words...)
+			changed, err := hook.Install(path, cmd)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+				return 1
+			}
+			if changed {
+				fmt.Fprintf(e.stdout, "Installed the Stop and SubagentStop hooks in %s:\n  %s\n", path, cmd)
+			} else {
+				fmt.Fprintf(e.stdout, "Already installed in %s:\n  %s\n", path, cmd)
+			}
+			return 0
+		},
+	}
+}
+
+func hookUninstallCommand() *command {
+	var s settingsFlags
+	return &command{
+		name:    "claude-code",
+		summary: "remove the stopgate hook from a Claude Code settings file",
+		usage:   "hook uninstall claude-code [-user|-project|-local|-settings FILE]",
+		help: `Remove every Stop and SubagentStop command hook that runs "stopgate hook claude-code" from a
+Claude Code settings file, with the matcher groups, events and "hooks" object the removal
+leaves empty. Everything else is kept as it was.
+
+` + settingsHelp,
+		flags: s.define,
+		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+			const name = "hook uninstall claude-code"
+			if len(args) > 0 {
+				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
+			}
+			path, err := s.path(e)
+			if err != nil {
+				return usageError(e, name, err.Error())
+			}
+			changed, err := hook.Uninstall(path)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+				return 1
+			}
+			if changed {
+				fmt.Fprintf(e.stdout, "Removed the stopgate hooks from %s\n", path)
+			} else {
+				fmt.Fprintf(e.stdout, "No stopgate hooks in %s\n", path)
+			}
+			return 0
+		},
+	}
+}

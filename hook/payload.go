@@ -1,0 +1,229 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// The hook events this package answers.
+const (
+	// EventStop is the main agent's Stop event.
+	EventStop = "Stop"
+	// EventSubagentStop is a sub-agent's SubagentStop event.
+	EventSubagentStop = "SubagentStop"
+)
+
+// MaxPayloadBytes bounds the stdin payload ClaudeCode reads. Claude Code's payloads are a few
+// kilobytes (last_assistant_message is the longest field); anything past this is not a hook
+// payload.
+const MaxPayloadBytes = 16 << 20
+
+// ErrPayload is returned (wrapped) by DecodePayload for input that is not one JSON object.
+var ErrPayload = errors.New("hook payload is not a JSON object")
+
+// Payload is what Claude Code writes on a Stop or SubagentStop hook's stdin. Every field is
+// optional, because the payload has grown over the versions: the 2025 payload held only
+// session_id, transcript_path and stop_hook_active; hook_event_name came in 1.0.41, agent_id
+// and agent_transcript_path in 2.0.42, last_assistant_message in 2.1.47, background_tasks and
+// session_crons in 2.1.145.
+//
+// Absent is not empty: a nil LastAssistantMessage, BackgroundTasks or SessionCrons means the
+// payload did not carry the field (an older Claude Code, or a task registry it could not
+// reach), while a non-nil empty value means it reported none.
+type Payload struct {
+	// SessionID identifies the session; TranscriptPath is its JSONL transcript (the parent's,
+	// on SubagentStop); CWD the session's working directory.
+	SessionID      string `json:"session_id,omitempty"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	CWD            string `json:"cwd,omitempty"`
+	// PermissionMode is "default", "plan", "acceptEdits", "auto", "dontAsk" or
+	// "bypassPermissions".
+	PermissionMode string `json:"permission_mode,omitempty"`
+	// HookEventName is EventStop or EventSubagentStop; see Payload.Event when it is absent.
+	HookEventName string `json:"hook_event_name,omitempty"`
+	// PromptID identifies the user prompt the run answers (2.1.196+).
+	PromptID string `json:"prompt_id,omitempty"`
+	// StopHookActive is set when the agent is already continuing because a stop hook blocked
+	// an earlier stop of the same turn.
+	StopHookActive bool `json:"stop_hook_active,omitempty"`
+	// LastAssistantMessage is the text of the agent's final message. Claude Code writes the
+	// transcript asynchronously, so this is the one reliable source of it.
+	LastAssistantMessage *string `json:"last_assistant_message,omitempty"`
+	// BackgroundTasks are the session's background tasks in flight; nil when not reported.
+	BackgroundTasks []BackgroundTask `json:"background_tasks,omitzero"`
+	// SessionCrons are the session's scheduled prompts; nil when not reported.
+	SessionCrons []SessionCron `json:"session_crons,omitzero"`
+
+	// AgentID, AgentType and AgentTranscriptPath describe the stopping sub-agent on
+	// SubagentStop (and the agent under --agent on Stop).
+	AgentID             string `json:"agent_id,omitempty"`
+	AgentType           string `json:"agent_type,omitempty"`
+	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
+	// Effort is the model's reasoning effort, where the model supports one.
+	Effort *Effort `json:"effort,omitempty"`
+
+	// Ignored names the fields that were present but not of the documented JSON type (and
+	// so were read as absent), in the order of this struct's fields; for a bad element of a list, the list's name
+	// with the element's index. Claude Code never writes such fields; a proxy or a test
+	// harness might.
+	Ignored []string `json:"-"`
+}
+
+// BackgroundTask is one entry of the payload's background_tasks.
+type BackgroundTask struct {
+	// ID is the task id the agent's tools use (a shell's backgroundTaskId, an agent's id).
+	ID string `json:"id,omitempty"`
+	// Type is "shell", "subagent", "monitor", "workflow", "teammate", "cloud session" or
+	// "MCP task" (or another discriminant Claude Code passes through raw).
+	Type string `json:"type,omitempty"`
+	// Status is the task's state: "running", "pending", "completed", "failed", "killed", ….
+	Status string `json:"status,omitempty"`
+	// Description is at most 1000 characters; a longer one ends in "… [+N chars]".
+	Description string `json:"description,omitempty"`
+	// Command is set for shells, AgentType for sub-agents, Server and Tool for monitors and
+	// MCP tasks, Name for workflows.
+	Command   string `json:"command,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+	Server    string `json:"server,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Name      string `json:"name,omitempty"`
+}
+
+// SessionCron is one entry of the payload's session_crons: a prompt the session runs on a
+// cron schedule.
+type SessionCron struct {
+	// ID identifies the schedule.
+	ID string `json:"id,omitempty"`
+	// Schedule is a five-field cron expression.
+	Schedule string `json:"schedule,omitempty"`
+	// Recurring is false for a schedule that fires once.
+	Recurring bool `json:"recurring,omitempty"`
+	// Prompt is what the session is told when it fires.
+	Prompt string `json:"prompt,omitempty"`
+}
+
+// Effort is the payload's effort object.
+type Effort struct {
+	// Level is the effort level ("low", "medium", "high", …).
+	Level string `json:"level,omitempty"`
+}
+
+// Event returns the hook event the payload is for: hook_event_name when present, else
+// SubagentStop when it names an agent transcript, else Stop. (Payloads older than 1.0.41 carry
+// no event name, and only the main agent had a Stop hook then.)
+func (p Payload) Event() string {
+	switch {
+	case p.HookEventName != "":
+		return p.HookEventName
+	case p.AgentTranscriptPath != "":
+		return EventSubagentStop
+	}
+	return EventStop
+}
+
+// DecodePayload reads one hook payload from r. Every field is optional and unknown fields are
+// ignored. A known field whose JSON type is wrong (stop_hook_active as a string, say) is read
+// as absent and named in Payload.Ignored, so one odd field does not cost the rest; JSON null
+// is absent. Input that is not one JSON object, or longer than MaxPayloadBytes, is an error
+// wrapping ErrPayload.
+func DecodePayload(r io.Reader) (Payload, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	if err != nil {
+		return Payload{}, fmt.Errorf("reading the payload: %w", err)
+	}
+	if len(data) > MaxPayloadBytes {
+		return Payload{}, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return Payload{}, fmt.Errorf("%w: empty input", ErrPayload)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return Payload{}, fmt.Errorf("%w: %w", ErrPayload, err)
+	}
+	if fields == nil { // the input was JSON null
+		return Payload{}, fmt.Errorf("%w: null", ErrPayload)
+	}
+
+	var p Payload
+	field := func(name string, dst any) {
+		raw, ok := fields[name]
+		if !ok || isNull(raw) {
+			return
+		}
+		if json.Unmarshal(raw, dst) != nil {
+			p.Ignored = append(p.Ignored, name)
+		}
+	}
+	field("session_id", &p.SessionID)
+	field("transcript_path", &p.TranscriptPath)
+	field("cwd", &p.CWD)
+	field("permission_mode", &p.PermissionMode)
+	field("hook_event_name", &p.HookEventName)
+	field("prompt_id", &p.PromptID)
+	field("stop_hook_active", &p.StopHookActive)
+	var last string
+	if raw, ok := fields["last_assistant_message"]; ok && !isNull(raw) {
+		if json.Unmarshal(raw, &last) == nil {
+			p.LastAssistantMessage = &last
+		} else {
+			p.Ignored = append(p.Ignored, "last_assistant_message")
+		}
+	}
+	p.BackgroundTasks = decodeList[BackgroundTask](fields, "background_tasks", &p.Ignored)
+	p.SessionCrons = decodeList[SessionCron](fields, "session_crons", &p.Ignored)
+	field("agent_id", &p.AgentID)
+	field("agent_type", &p.AgentType)
+	field("agent_transcript_path", &p.AgentTranscriptPath)
+	if raw, ok := fields["effort"]; ok && !isNull(raw) {
+		var e Effort
+		var level string
+		switch {
+		case json.Unmarshal(raw, &e) == nil:
+			p.Effort = &e
+		case json.Unmarshal(raw, &level) == nil: // a bare level, as CLAUDE_EFFORT spells it
+			p.Effort = &Effort{Level: level}
+		default:
+			p.Ignored = append(p.Ignored, "effort")
+		}
+	}
+	return p, nil
+}
+
+// decodeList reads an optional JSON array of objects. Absent or null is nil; [] is an empty
+// non-nil slice. An element that is not an object is dropped, and an element with a field of
+// the wrong type keeps the fields that did decode; both are named in ignored.
+func decodeList[T any](fields map[string]json.RawMessage, name string, ignored *[]string) []T {
+	raw, ok := fields[name]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		*ignored = append(*ignored, name)
+		return nil
+	}
+	out := make([]T, 0, len(elems))
+	for i, e := range elems {
+		var v T
+		err := json.Unmarshal(e, &v)
+		if err == nil {
+			out = append(out, v)
+			continue
+		}
+		*ignored = append(*ignored, fmt.Sprintf("%s[%d]", name, i))
+		if bytes.HasPrefix(bytes.TrimSpace(e), []byte("{")) {
+			out = append(out, v) // encoding/json fills every field it can before reporting
+		}
+	}
+	return out
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
