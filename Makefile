@@ -12,10 +12,12 @@ all: build
 build:
 	$(GO) build -o $(BIN)/stopgate ./cmd/stopgate
 
-## deps: Go modules and the linters the checks use.
+## deps: Go modules, the linters the checks use, and the real harness CLIs the end-to-end tests
+## drive (pinned, from the npm registry, into .cache/harnesses).
 deps:
 	$(GO) mod download
 	@test -x $(BIN)/staticcheck || GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	scripts/install-harnesses.sh
 
 ## test: everything CI checks: formatting, vet, staticcheck, the whole suite under the race detector.
 test: deps fmt-check vet lint unit

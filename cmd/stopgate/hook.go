@@ -107,9 +107,10 @@ func hookClaudeCodeCommand() *command {
 	var h hookFlags
 	var flagErrs []error
 	return &command{
-		name:    "claude-code",
-		summary: "the Claude Code Stop and SubagentStop hook",
-		usage:   "hook claude-code [flags] [-- flags]",
+		failOpen: true,
+		name:     "claude-code",
+		summary:  "the Claude Code Stop and SubagentStop hook",
+		usage:    "hook claude-code [flags] [-- flags]",
 		help: `The Claude Code Stop and SubagentStop hook. Claude Code runs it when its agent (or a
 sub-agent) is about to stop, with a JSON payload on stdin: the session, the transcript path,
 stop_hook_active, the final message, and on newer versions the background tasks and scheduled

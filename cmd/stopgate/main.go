@@ -39,6 +39,9 @@ type command struct {
 	flags   func(fs *flag.FlagSet) // defines the command's flags; nil for none
 	run     func(ctx context.Context, e env, fs *flag.FlagSet, args []string) int
 	subs    []*command
+	// failOpen makes a command line that cannot be parsed exit 0 with the problem on stderr,
+	// for commands a harness runs as a hook: any other exit status could block the agent.
+	failOpen bool
 }
 
 // commands returns the command tree. It is built on each call so nothing is shared between
@@ -103,6 +106,10 @@ func run(ctx context.Context, args []string, e env) int {
 	if err := fs.Parse(rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printCommandHelp(e.stdout, cmd, path)
+			return 0
+		}
+		if cmd.failOpen {
+			fmt.Fprintf(e.stderr, "stopgate: %s: %v; letting the agent stop\n", strings.Join(path, " "), err)
 			return 0
 		}
 		fmt.Fprintf(e.stderr, "stopgate %s: %v\n\n", strings.Join(path, " "), err)

@@ -370,3 +370,19 @@ func TestDecideFlags(t *testing.T) {
 		t.Errorf("missing named config: exit %d, %q", code, errOut)
 	}
 }
+
+func TestHookFailsOpenOnBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"hook", "claude-code", "--no-such-flag"},
+		{"hook", "claude-code", "--state-dir"},
+	} {
+		out, errOut, code := runCmd(t, `{"last_assistant_message":"Let me check the tests."}`, args...)
+		if code != 0 || out != "" || !strings.HasPrefix(errOut, "stopgate:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; a hook must fail open", args, code, out, errOut)
+		}
+	}
+	// Other commands still refuse a bad command line.
+	if _, _, code := runCmd(t, "", "decide", "--no-such-flag"); code != exitUsage {
+		t.Errorf("decide --no-such-flag: exit %d", code)
+	}
+}
