@@ -1,0 +1,62 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// migrationLockKey is the PostgreSQL advisory lock migrations hold: "stopgate" in ASCII, as a
+// bigint. It is per database, so migrations of different schemas in one database serialise
+// too, which costs nothing.
+const migrationLockKey = 0x73746f7067617465
+
+var postgresDialect = &dialect{
+	name:          "postgres",
+	numbered:      true,
+	migrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", int64(migrationLockKey)),
+	isDuplicate: func(err error) bool {
+		var e *pgconn.PgError
+		return errors.As(err, &e) && e.Code == "23505" // unique_violation
+	},
+}
+
+// postgresConns bounds the PostgreSQL pool.
+const postgresConns = 8
+
+// OpenPostgres opens the event log in the PostgreSQL database that the postgres:// or
+// postgresql:// URL dsn names, creating and migrating its tables as needed. The tables go in
+// the first schema of the connection's search_path, which the URL may set
+// (…?search_path=stopgate); several replicas may open the same database at once.
+//
+// It talks to PostgreSQL through pgx's database/sql adapter, so that it shares every query
+// with the SQLite store; a pool of up to eight connections serves all calls.
+func OpenPostgres(ctx context.Context, dsn string, opts *Options) (Store, error) {
+	o := opts.orDefault()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres %s: %w", redact(dsn), err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(postgresConns)
+	db.SetMaxIdleConns(postgresConns)
+	if err := migrate(ctx, db, postgresDialect); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: open postgres %s: %w", redact(dsn), err)
+	}
+	return newSQLStore(postgresDialect, db, db, o), nil
+}
+
+// redact returns dsn with any password in it replaced, for error messages.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	return u.Redacted()
+}

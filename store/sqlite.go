@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+var sqliteDialect = &dialect{
+	name: "sqlite",
+	// BEGIN IMMEDIATE (the writer pool's _txlock) already holds the write lock.
+	migrationLock: "",
+	isDuplicate: func(err error) bool {
+		var e *sqlite.Error
+		if !errors.As(err, &e) {
+			return false
+		}
+		return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+	},
+}
+
+// readers is how many connections the SQLite store reads on at most. In WAL mode they read
+// while the one writer writes.
+const readers = 4
+
+// OpenSQLite opens the SQLite event log at path, creating the file (mode 0600) and its
+// directory (mode 0700) when missing, and migrating its schema.
+//
+// The file is in WAL mode, so readers never block the writer nor it them, and several
+// processes may append to it at once: each write transaction begins IMMEDIATE, taking the
+// database's write lock up front, and waits up to [Options.BusyTimeout] for another
+// process's. Within the process, writes go through one connection and reads through up to
+// four.
+//
+// Durability: with synchronous=NORMAL, the default, a commit has reached the operating system
+// (the WAL file) before Append returns, so acknowledged events survive the process being
+// killed, SIGKILL included; they are synced to the disk at checkpoints, so a power cut can lose
+// the last few. [Options.FullSync] (synchronous=FULL) syncs at every commit instead.
+func OpenSQLite(ctx context.Context, path string, opts *Options) (Store, error) {
+	o := opts.orDefault()
+	if path == "" {
+		return nil, errors.New("store: open sqlite: empty path")
+	}
+	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("store: open sqlite %q: want a file path (an in-memory database is not shared between connections, and URIs are not accepted)", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	// Create the file ourselves so that it is private: the log holds what agents said.
+	// SQLite gives its -wal and -shm files the database file's permissions.
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+
+	busy := o.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	sync := "NORMAL"
+	if o.FullSync {
+		sync = "FULL"
+	}
+	base := sqliteURI(abs) + "?_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10)
+	w, err := sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous="+sync+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, w, sqliteDialect); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
+	}
+	r, err := sql.Open("sqlite", base+"&_query_only=1")
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
+	}
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	return newSQLStore(sqliteDialect, w, r, o), nil
+}
+
+// sqliteURI returns the file: URI of the absolute path abs, escaping what a URI would read as
+// syntax, so that a path holding ? or # names the right file.
+func sqliteURI(abs string) string {
+	p := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(abs))
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive letter: file:///C:/…
+	}
+	return "file://" + p
+}
