@@ -32,7 +32,9 @@ const postgresConns = 8
 // OpenPostgres opens the event log in the PostgreSQL database that the postgres:// or
 // postgresql:// URL dsn names, creating and migrating its tables as needed. The tables go in
 // the first schema of the connection's search_path, which the URL may set
-// (…?search_path=stopgate); several replicas may open the same database at once.
+// (…?search_path=stopgate); several replicas may open the same database at once. Give the
+// log a database or schema of its own: its tables are named events and schema_migrations,
+// names other tools use too.
 //
 // It talks to PostgreSQL through pgx's database/sql adapter, so that it shares every query
 // with the SQLite store; a pool of up to eight connections serves all calls.
