@@ -32,8 +32,10 @@ vet:
 lint:
 	$(BIN)/staticcheck ./...
 
+## unit: the whole suite; PostgreSQL is a real throwaway server on loopback that
+## scripts/postgres.sh installs from Debian's packages and starts.
 unit:
-	$(GO) test -race -count=1 ./...
+	STOPGATE_TEST_POSTGRES="$$(scripts/postgres.sh)" $(GO) test -race -count=1 ./...
 
 ## run: the main job. Until the service lands, it runs every command on the sample inputs.
 run: build
