@@ -78,6 +78,7 @@ func (f *supervisorFlags) supervisor(e env) (*stopgate.Supervisor, error) {
 
 func decideCommand() *command {
 	var sf supervisorFlags
+	var rf recordFlags
 	return &command{
 		name:    "decide",
 		summary: "Turns in, Decisions out: may the agent stop?",
@@ -95,8 +96,14 @@ Output:
    "trail": [{"check": "error", "outcome": "pass", "why": "..."}, ...],
    "nudges": {"consecutive": 1, "given": {"stall": 1, ...}}}
 
-Pass "nudges" back in the next Turn of the same run so the budgets hold.`,
-		flags: sf.define,
+Pass "nudges" back in the next Turn of the same run so the budgets hold.
+
+Every decision is recorded in the event log (-store; -no-record turns it off). A log that
+cannot be written is reported on stderr once and the decisions are still written out.`,
+		flags: func(fs *flag.FlagSet) {
+			sf.define(fs)
+			rf.define(fs)
+		},
 		run: func(ctx context.Context, e env, _ *flag.FlagSet, args []string) int {
 			if len(args) > 0 {
 				return usageError(e, "decide", "takes no arguments; it reads JSON lines on stdin")
@@ -106,8 +113,17 @@ Pass "nudges" back in the next Turn of the same run so the budgets hold.`,
 				fmt.Fprintf(e.stderr, "stopgate decide: %v\n", err)
 				return exitUsage
 			}
+			rec := rf.recorder(e, 0)
+			defer rec.Close()
+			var recErr error
 			bad, err := eachLine(e.stdin, e.stdout, func(t stopgate.Turn) (any, error) {
-				return sup.Decide(ctx, t), nil
+				d := sup.Decide(ctx, t)
+				if rec != nil && recErr == nil {
+					if recErr = rec.Record(ctx, t, d); recErr != nil {
+						fmt.Fprintf(e.stderr, "stopgate decide: %v; decisions from here on are not recorded\n", recErr)
+					}
+				}
+				return d, nil
 			})
 			return finishLines(e, "decide", bad, err)
 		},

@@ -48,6 +48,7 @@ Run 'stopgate help hook claude-code' for what the hook reads and answers.`,
 // installs.
 type hookFlags struct {
 	sf       supervisorFlags
+	rf       recordFlags
 	stateDir string
 	timeout  time.Duration
 	style    string
@@ -57,6 +58,7 @@ type hookFlags struct {
 func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 	tmp := flag.NewFlagSet("", flag.ContinueOnError)
 	h.sf.define(tmp)
+	h.rf.define(tmp)
 	tmp.StringVar(&h.stateDir, "state-dir", "", "keep the per-session nudge budgets in `DIR` (default $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks)")
 	tmp.DurationVar(&h.timeout, "timeout", hook.DefaultTimeout, "let the agent stop if no decision is made within `D`")
 	tmp.StringVar(&h.style, "style", string(hook.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
@@ -179,8 +181,16 @@ func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, error) {
 	if dir == "" {
 		dir = defaultStateDir(e.getenv)
 	}
-	return &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, Style: style}, nil
+	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, Style: style}
+	if rec := h.rf.recorder(e, hookStoreBusy); rec != nil {
+		opts.Recorder = rec
+	}
+	return opts, nil
 }
+
+// hookStoreBusy bounds how long a hook waits for another process holding the event log's
+// write lock: the harness waits for the hook, and a decision is worth more than its record.
+const hookStoreBusy = 2 * time.Second
 
 // settingsFlags choose the settings file install and uninstall edit.
 type settingsFlags struct {

@@ -45,11 +45,11 @@ func TestHookClaudeCode(t *testing.T) {
 		msg    string
 		prefix string // of stdout; "" for nothing
 	}{
-		{"a stall is blocked", []string{"--state-dir", dir}, nil, stalledMessage, `{"decision":"block","reason":"Your last message ended with \"Let me run the tests.\"`},
-		{"a completion stops", []string{"--state-dir", dir}, nil, doneMessage, ""},
-		{"flags after --", []string{"--", "--state-dir=" + dir, "--style=context"}, nil, stalledMessage, `{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"Your last message`},
+		{"a stall is blocked", []string{"--state-dir", dir, "--no-record"}, nil, stalledMessage, `{"decision":"block","reason":"Your last message ended with \"Let me run the tests.\"`},
+		{"a completion stops", []string{"--state-dir", dir, "--no-record"}, nil, doneMessage, ""},
+		{"flags after --", []string{"--", "--state-dir=" + dir, "--style=context", "--no-record"}, nil, stalledMessage, `{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"Your last message`},
 		{"the default state directory", nil, map[string]string{"XDG_STATE_HOME": dir}, stalledMessage, `{"decision":"block"`},
-		{"a check turned off", []string{"--state-dir", dir, "--off", "stall"}, nil, stalledMessage, ""},
+		{"a check turned off", []string{"--state-dir", dir, "--off", "stall", "--no-record"}, nil, stalledMessage, ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
