@@ -18,6 +18,7 @@ deps:
 	$(GO) mod download
 	@test -x $(BIN)/staticcheck || GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	scripts/install-harnesses.sh
+	scripts/install-browser.sh
 
 ## test: everything CI checks: formatting, vet, staticcheck, the whole suite under the race detector.
 test: deps fmt-check vet lint unit
