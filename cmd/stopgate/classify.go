@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 
-	"github.com/stopgate/stopgate/termination"
+	"github.com/stopgate/stopgate/internal/wire"
 )
 
 func classifyCommand() *command {
@@ -60,75 +59,25 @@ stop_sequence, tool-call finishes).`,
 	}
 }
 
-// reasonLine is the output of both classify commands. Category is a pointer so that "the
-// payload carried no token" is written as null rather than invented.
-type reasonLine struct {
-	Category             *termination.Category `json:"category"`
-	Source               termination.Source    `json:"source"`
-	Site                 termination.Site      `json:"site"`
-	Detail               string                `json:"detail"`
-	Provider             string                `json:"provider"`
-	RetryableAsIs        bool                  `json:"retryable_as_is"`
-	RetryableAfterRemedy bool                  `json:"retryable_after_remedy"`
-	Remedy               termination.Remedy    `json:"remedy"`
-	Arms                 []string              `json:"arms"`
-}
-
-func newReasonLine(r termination.Reason, arms []string) reasonLine {
-	c := r.Category
-	p := r.Posture()
-	if arms == nil {
-		arms = []string{}
-	}
-	return reasonLine{
-		Category: &c, Source: r.Source, Site: r.Site, Detail: r.Detail, Provider: r.Provider,
-		RetryableAsIs: p.RetryableAsIs, RetryableAfterRemedy: p.RetryableAfterRemedy, Remedy: p.Remedy,
-		Arms: arms,
-	}
-}
-
 // errorInput is one line of 'classify error'.
-type errorInput struct {
-	Provider string          `json:"provider"`
-	Status   json.RawMessage `json:"status"`
-	Body     json.RawMessage `json:"body"`
-	Name     string          `json:"name"`
-	Type     string          `json:"type"`
-	Code     json.RawMessage `json:"code"`
-	Message  string          `json:"message"`
-}
+type errorInput = wire.ErrorInput
 
 func runClassifyError(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
 	if len(args) > 0 {
 		return usageError(e, "classify error", "takes no arguments; it reads JSON lines on stdin")
 	}
 	bad, err := eachLine(e.stdin, e.stdout, func(in errorInput) (any, error) {
-		apiErr, err := in.apiError()
-		if err != nil {
-			return nil, err
-		}
-		r := termination.New(termination.SiteClassifyError, termination.SourceException, termination.Classify(apiErr))
-		return newReasonLine(r, termination.ContextOverflowArms(apiErr)), nil
+		return wire.ClassifyError(in)
 	})
 	return finishLines(e, "classify error", bad, err)
-}
-
-// stopInput is one line of 'classify stop'.
-type stopInput struct {
-	Provider string `json:"provider"`
-	Payload  any    `json:"payload"`
 }
 
 func runClassifyStop(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
 	if len(args) > 0 {
 		return usageError(e, "classify stop", "takes no arguments; it reads JSON lines on stdin")
 	}
-	bad, err := eachLine(e.stdin, e.stdout, func(in stopInput) (any, error) {
-		c, ok := termination.ClassifyStop(in.Provider, normalizeNumbers(in.Payload))
-		if !ok {
-			return reasonLine{Source: termination.SourceMetadata, Site: termination.SiteClassifyStop, Provider: in.Provider, Arms: []string{}}, nil
-		}
-		return newReasonLine(termination.New(termination.SiteClassifyStop, termination.SourceMetadata, c), nil), nil
+	bad, err := eachLine(e.stdin, e.stdout, func(in wire.StopInput) (any, error) {
+		return wire.ClassifyStop(in), nil
 	})
 	return finishLines(e, "classify stop", bad, err)
 }

@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 
-	"github.com/stopgate/stopgate/toolcall"
+	"github.com/stopgate/stopgate/internal/wire"
 )
 
 func salvageCommand() *command {
@@ -32,44 +31,12 @@ Output:
 	}
 }
 
-// salvageInput is one line of 'salvage'.
-type salvageInput struct {
-	Status json.RawMessage `json:"status"`
-	Body   json.RawMessage `json:"body"`
-	Marker string          `json:"marker"`
-}
-
 func runSalvage(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
 	if len(args) > 0 {
 		return usageError(e, "salvage", "takes no arguments; it reads JSON lines on stdin")
 	}
-	bad, err := eachLine(e.stdin, e.stdout, func(in salvageInput) (any, error) {
-		status, err := parseStatus(in.Status)
-		if err != nil {
-			return nil, err
-		}
-		body, err := parseBody(in.Body)
-		if err != nil {
-			return nil, err
-		}
-		s := toolcall.Salvage(status, body, &toolcall.SalvageOptions{Marker: in.Marker})
-		if s.Followups == nil {
-			s.Followups = []string{}
-		}
-		return salvageLine{s}, nil
+	bad, err := eachLine(e.stdin, e.stdout, func(in wire.SalvageInput) (any, error) {
+		return wire.Salvage(in)
 	})
 	return finishLines(e, "salvage", bad, err)
-}
-
-// salvageLine always writes "followups", so readers need not test for its presence.
-type salvageLine struct{ toolcall.Salvaged }
-
-func (l salvageLine) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Salvaged  bool             `json:"salvaged"`
-		Content   string           `json:"content"`
-		Followups []string         `json:"followups"`
-		Failure   toolcall.Failure `json:"failure"`
-		Why       string           `json:"why"`
-	}{l.OK, l.Content, l.Followups, l.Failure, l.Why})
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/stopgate/stopgate/internal/wire"
 	"github.com/stopgate/stopgate/model"
 	"github.com/stopgate/stopgate/stall"
 )
@@ -50,41 +51,10 @@ provider's usual environment variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...).`
 				}
 				mc = &stall.ModelClassifier{Client: client}
 			}
-			bad, err := eachLine(e.stdin, e.stdout, func(in stallInput) (any, error) {
-				switch in.Mode {
-				case "", stall.Interactive, stall.Autonomous:
-				default:
-					return nil, fmt.Errorf("field \"mode\": %q is not interactive or autonomous", in.Mode)
-				}
-				r := stall.IsStalled(ctx, in.Text, stall.Options{Mode: in.Mode, Metadata: in.Metadata, Model: mc})
-				out := stallLine{Stalled: r.Stalled, By: string(r.By), Sentence: r.Sentence, Why: r.Why, Todos: r.Todos}
-				if out.Todos == nil {
-					out.Todos = []string{}
-				}
-				if !r.Stalled {
-					out.Sentence = ""
-				}
-				if r.Reason != nil {
-					out.ClassifierReason = r.Reason
-				}
-				return out, nil
+			bad, err := eachLine(e.stdin, e.stdout, func(in wire.StallInput) (any, error) {
+				return wire.Stall(ctx, in, mc)
 			})
 			return finishLines(e, "stall", bad, err)
 		},
 	}
-}
-
-type stallInput struct {
-	Text     string         `json:"text"`
-	Mode     stall.Mode     `json:"mode"`
-	Metadata map[string]any `json:"metadata"`
-}
-
-type stallLine struct {
-	Stalled          bool     `json:"stalled"`
-	By               string   `json:"by"`
-	Sentence         string   `json:"sentence"`
-	Why              string   `json:"why"`
-	Todos            []string `json:"todos"`
-	ClassifierReason any      `json:"classifier_reason,omitempty"`
 }
