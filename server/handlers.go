@@ -1,0 +1,349 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/gate"
+	"github.com/stopgate/stopgate/internal/wire"
+	"github.com/stopgate/stopgate/store"
+	"github.com/stopgate/stopgate/termination"
+)
+
+// handlerFunc is an endpoint: it writes a successful answer itself and returns an error for
+// everything else, which the route's wrapper answers (see errorResponse).
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// operation is an endpoint that reads one JSON value and answers with another.
+func operation[In, Out any](s *Server, op func(ctx context.Context, in In) (Out, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var in In
+		if err := s.decode(w, r, &in); err != nil {
+			return err
+		}
+		out, err := op(r.Context(), in)
+		if err != nil {
+			return errorf(codeInvalid, "%w", err)
+		}
+		return writeJSON(w, http.StatusOK, out)
+	}
+}
+
+func (s *Server) classifyError(_ context.Context, in wire.ErrorInput) (wire.Reason, error) {
+	return wire.ClassifyError(in)
+}
+
+func (s *Server) classifyStop(_ context.Context, in wire.StopInput) (wire.Reason, error) {
+	return wire.ClassifyStop(in), nil
+}
+
+func (s *Server) stall(ctx context.Context, in wire.StallInput) (wire.StallVerdict, error) {
+	return wire.Stall(ctx, in, s.opts.Classifier)
+}
+
+func (s *Server) gate(_ context.Context, in gate.Input) (gate.Result, error) {
+	return gate.Check(in), nil
+}
+
+func (s *Server) salvage(_ context.Context, in wire.SalvageInput) (wire.Salvaged, error) {
+	return wire.Salvage(in)
+}
+
+// decide answers POST /v1/decide: a Turn in, a Decision out, recorded in the event log before
+// the answer is written. A decision the log could not take is still answered; the
+// Stopgate-Recorded header says so.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
+	var t stopgate.Turn
+	if err := s.decode(w, r, &t); err != nil {
+		return err
+	}
+	if err := wire.CheckTurn(t); err != nil {
+		return errorf(codeInvalid, "%w", err)
+	}
+	d := s.sup.Decide(r.Context(), t)
+	s.metrics.decisions.inc(string(d.Check), string(d.Verdict))
+	if d.Verdict == stopgate.Stop && d.Reason != nil {
+		s.metrics.terminated.inc(string(d.Reason.Category))
+	}
+	if s.rec == nil {
+		w.Header().Set(HeaderRecorded, RecordedOff)
+	} else {
+		s.record(w.Header(), t, d)
+	}
+	return writeJSON(w, http.StatusOK, d)
+}
+
+// record appends decision d's events and says in h whether it did. The events' time is the
+// turn's now, as the command line records it, or the server's clock when the turn has none.
+func (s *Server) record(h http.Header, t stopgate.Turn, d stopgate.Decision) {
+	at := t.Now
+	if at.IsZero() {
+		at = s.now()
+	}
+	events, err := store.DecisionEvents(t, d, at)
+	if err == nil {
+		err = s.rec.record(events)
+	}
+	switch {
+	case err == nil:
+		h.Set(HeaderRecorded, RecordedYes)
+		h.Set(HeaderEventID, events[0].ID)
+		return
+	case errors.Is(err, store.ErrInvalidEvent):
+		// The turn itself cannot be stored (a NUL byte in its session, say): not the store's
+		// fault, and not a reason to withhold the decision.
+		s.log.Warn("decision not recorded: it cannot be stored", "harness", t.Harness, "session", t.Session, "err", err)
+	default:
+		s.log.Error("decision not recorded: appending to the event log failed", "harness", t.Harness, "session", t.Session, "err", err)
+	}
+	s.metrics.unrecorded.Add(1)
+	h.Set(HeaderRecorded, RecordedFailed)
+}
+
+// DefaultEventsLimit is how many events GET /v1/events returns when the request sets no limit;
+// MaxEventsLimit is the most it returns at once.
+const (
+	DefaultEventsLimit = 100
+	MaxEventsLimit     = 1000
+)
+
+// eventsResponse is the answer of GET /v1/events.
+type eventsResponse struct {
+	Events []store.Event `json:"events"`
+}
+
+// events answers GET /v1/events: the newest events the query's filters select.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.reader()
+	if err != nil {
+		return err
+	}
+	f, err := parseFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	evs, err := st.Query(r.Context(), f)
+	if err != nil {
+		s.metrics.storeErrors.inc("query")
+		return fmt.Errorf("query events: %w", err)
+	}
+	if evs == nil {
+		evs = []store.Event{}
+	}
+	return writeJSON(w, http.StatusOK, eventsResponse{Events: evs})
+}
+
+// statsResponse is the answer of GET /v1/stats: the store's Stats and the share of nudges
+// given while work was pending.
+type statsResponse struct {
+	store.Stats
+	PendingShare float64 `json:"pending_share"`
+}
+
+// stats answers GET /v1/stats: what the dashboard shows.
+func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.reader()
+	if err != nil {
+		return err
+	}
+	f, err := parseStatsFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	stats, err := st.Stats(r.Context(), f)
+	if err != nil {
+		s.metrics.storeErrors.inc("stats")
+		return fmt.Errorf("stats: %w", err)
+	}
+	if stats.Decisions == nil {
+		stats.Decisions = []store.DecisionCount{}
+	}
+	if stats.Terminations == nil {
+		stats.Terminations = []store.TerminationCount{}
+	}
+	return writeJSON(w, http.StatusOK, statsResponse{Stats: stats, PendingShare: stats.PendingShare()})
+}
+
+func (s *Server) reader() (store.Store, error) {
+	if s.opts.Store == nil {
+		return nil, errorf(codeUnavailable, "no event log: the server runs without a store")
+	}
+	return s.opts.Store, nil
+}
+
+// healthz answers GET /healthz.
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// metricsText answers GET /metrics in the Prometheus text format.
+func (s *Server) metricsText(w http.ResponseWriter, _ *http.Request) error {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	return s.metrics.write(w)
+}
+
+// decode reads the request's JSON body into v: application/json (or no Content-Type), at
+// most MaxBodyBytes, one JSON value whose fields have the right types.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return errorf(codeMediaType, "Content-Type %q: send the body as application/json", ct)
+		}
+	}
+	if r.ContentLength > s.maxBody {
+		return errorf(codeTooLarge, "request body of %d bytes is larger than %d bytes", r.ContentLength, s.maxBody)
+	}
+	if err := wire.Decode(http.MaxBytesReader(w, r.Body, s.maxBody), v); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return errorf(codeTooLarge, "request body larger than %d bytes", s.maxBody)
+		}
+		return errorf(codeInvalid, "%w", err)
+	}
+	return nil
+}
+
+// writeJSON writes v as the JSON answer, HTML characters unescaped as the CLI writes them.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode answer: %w", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, err = w.Write(b)
+	return err
+}
+
+// marshal encodes v as one line of JSON, as the CLI writes it.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// The query parameters of GET /v1/events and GET /v1/stats.
+var (
+	eventParams = []string{"kind", "harness", "session", "agent", "check", "verdict", "category", "provider", "since", "until", "limit"}
+	statsParams = []string{"harness", "since", "until", "bucket"}
+)
+
+// query reads q's parameters, each given at most once; a parameter not in known is an error,
+// because a misspelt filter would otherwise silently select everything.
+func query(q url.Values, known []string) (map[string]string, error) {
+	out := make(map[string]string, len(q))
+	for k, vs := range q {
+		if !slices.Contains(known, k) {
+			return nil, errorf(codeInvalid, "unknown query parameter %q (want %s)", k, strings.Join(known, ", "))
+		}
+		if len(vs) > 1 {
+			return nil, errorf(codeInvalid, "query parameter %q given %d times", k, len(vs))
+		}
+		out[k] = vs[0]
+	}
+	return out, nil
+}
+
+// parseFilter reads the query of GET /v1/events.
+func parseFilter(q url.Values) (store.Filter, error) {
+	p, err := query(q, eventParams)
+	if err != nil {
+		return store.Filter{}, err
+	}
+	f := store.Filter{
+		Kind: store.Kind(p["kind"]), Harness: p["harness"], Session: p["session"], Agent: p["agent"],
+		Check: stopgate.Check(p["check"]), Verdict: stopgate.Verdict(p["verdict"]),
+		Category: termination.Category(p["category"]), Provider: p["provider"],
+		Limit: DefaultEventsLimit, Newest: true,
+	}
+	if f.Kind != "" && !f.Kind.Valid() {
+		return f, errorf(codeInvalid, "kind %q: want decision, termination or observation", f.Kind)
+	}
+	if f.Check != "" && f.Check != stopgate.CheckCompleted && !slices.Contains(stopgate.Checks(), f.Check) {
+		return f, errorf(codeInvalid, "check %q: want one of %s", f.Check, checkNames())
+	}
+	switch f.Verdict {
+	case "", stopgate.Stop, stopgate.Continue, stopgate.Retry:
+	default:
+		return f, errorf(codeInvalid, "verdict %q: want stop, continue or retry", f.Verdict)
+	}
+	if f.Category != "" && !f.Category.Valid() {
+		return f, errorf(codeInvalid, "category %q is not a termination category", f.Category)
+	}
+	if f.Since, f.Until, err = timeRange(p); err != nil {
+		return f, err
+	}
+	if v, ok := p["limit"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxEventsLimit {
+			return f, errorf(codeInvalid, "limit %q: want a whole number from 1 to %d", v, MaxEventsLimit)
+		}
+		f.Limit = n
+	}
+	return f, nil
+}
+
+// parseStatsFilter reads the query of GET /v1/stats.
+func parseStatsFilter(q url.Values) (store.StatsFilter, error) {
+	p, err := query(q, statsParams)
+	if err != nil {
+		return store.StatsFilter{}, err
+	}
+	f := store.StatsFilter{Harness: p["harness"]}
+	if f.Since, f.Until, err = timeRange(p); err != nil {
+		return f, err
+	}
+	if v, ok := p["bucket"]; ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			return f, errorf(codeInvalid, "bucket %q: want a duration of at least 1s, such as 1h or 15m", v)
+		}
+		f.Bucket = d
+	}
+	return f, nil
+}
+
+// timeRange reads the since and until parameters, RFC 3339 times.
+func timeRange(p map[string]string) (since, until time.Time, err error) {
+	for _, b := range []struct {
+		name string
+		t    *time.Time
+	}{{"since", &since}, {"until", &until}} {
+		v, ok := p[b.name]
+		if !ok {
+			continue
+		}
+		// A "+" of a zone offset that was not percent-encoded arrives as a space.
+		if *b.t, err = time.Parse(time.RFC3339Nano, strings.ReplaceAll(v, " ", "+")); err != nil {
+			return since, until, errorf(codeInvalid, "%s %q: want an RFC 3339 time such as 2026-08-23T10:00:00Z", b.name, v)
+		}
+	}
+	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+		return since, until, errorf(codeInvalid, "since (%s) is not before until (%s)", p["since"], p["until"])
+	}
+	return since, until, nil
+}
+
+func checkNames() string {
+	names := make([]string, 0, len(stopgate.Checks())+1)
+	for _, c := range stopgate.Checks() {
+		names = append(names, string(c))
+	}
+	return strings.Join(append(names, string(stopgate.CheckCompleted)), ", ")
+}
