@@ -53,6 +53,7 @@ func commands() []*command {
 		gateCommand(),
 		hookCommand(),
 		salvageCommand(),
+		serveCommand(),
 		stallCommand(),
 	}
 }
