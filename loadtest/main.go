@@ -5,11 +5,12 @@
 // reports decisions per second and latency percentiles. Then it checks, through GET /v1/stats
 // and by opening the event log once the server has shut down on SIGTERM, that exactly -n
 // decision events were persisted and that every decision the server acknowledged as recorded
-// is among them. It exits 1 when a check fails.
+// is among them (with -no-record: that none was). It exits 1 when a check fails.
 //
 //	go build -o bin/stopgate ./cmd/stopgate
 //	go run ./loadtest -bin bin/stopgate -n 20000 -c 32
 //	go run ./loadtest -bin bin/stopgate -n 20000 -c 32 -group-commit=false
+//	go run ./loadtest -bin bin/stopgate -n 20000 -c 32 -no-record   # the ceiling without the log
 //
 // It is bounded: -n and -c are capped, the run ends at -timeout, and it only ever talks to
 // the server it started, on loopback.
@@ -52,6 +53,7 @@ type config struct {
 	timeout     time.Duration // for the whole run
 	groupCommit bool          // serve --group-commit
 	fullSync    bool          // serve --full-sync
+	noRecord    bool          // serve --no-record: the ceiling without the event log
 	dir         string        // where the event log goes; empty means a fresh temporary directory
 }
 
@@ -63,6 +65,7 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", 2*time.Minute, "give up after `D`")
 	flag.BoolVar(&cfg.groupCommit, "group-commit", true, "serve with --group-commit (false: one append per decision)")
 	flag.BoolVar(&cfg.fullSync, "full-sync", false, "serve with --full-sync (an fsync per commit)")
+	flag.BoolVar(&cfg.noRecord, "no-record", false, "serve with --no-record, to measure the ceiling without the event log (then none may be recorded)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "loadtest: unexpected arguments %q\n", flag.Args())
@@ -94,7 +97,10 @@ type report struct {
 
 func (r *report) print(w io.Writer) {
 	mode := "group commit"
-	if !r.cfg.groupCommit {
+	switch {
+	case r.cfg.noRecord:
+		mode = "no recording"
+	case !r.cfg.groupCommit:
 		mode = "one append per decision"
 	}
 	sync := "synchronous=NORMAL"
@@ -146,11 +152,15 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err != nil {
 		return rep, err
 	}
+	want := cfg.n // decisions the log must hold
+	if cfg.noRecord {
+		want = 0
+	}
 	var errs []error
 	if rep.statsDecisions, err = countDecisions(ctx, base); err != nil {
 		errs = append(errs, err)
-	} else if rep.statsDecisions != int64(cfg.n) {
-		errs = append(errs, fmt.Errorf("/v1/stats counts %d decisions, want %d", rep.statsDecisions, cfg.n))
+	} else if rep.statsDecisions != int64(want) {
+		errs = append(errs, fmt.Errorf("/v1/stats counts %d decisions, want %d", rep.statsDecisions, want))
 	}
 	if m, err := scrape(ctx, base); err != nil {
 		errs = append(errs, err)
@@ -173,16 +183,16 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		}
 	}
 	rep.acked = len(acked)
-	if rep.acked != cfg.n {
-		errs = append(errs, fmt.Errorf("%d of %d decisions acknowledged as recorded", rep.acked, cfg.n))
+	if rep.acked != want {
+		errs = append(errs, fmt.Errorf("%d of %d decisions acknowledged as recorded, want %d", rep.acked, cfg.n, want))
 	}
 	stored, err := storedDecisions(ctx, db)
 	if err != nil {
 		return rep, errors.Join(append(errs, err)...)
 	}
 	rep.storedDecisions = len(stored)
-	if len(stored) != cfg.n {
-		errs = append(errs, fmt.Errorf("the event log holds %d decision events, want exactly %d", len(stored), cfg.n))
+	if len(stored) != want {
+		errs = append(errs, fmt.Errorf("the event log holds %d decision events, want exactly %d", len(stored), want))
 	}
 	lost := 0
 	for id := range acked {
@@ -199,7 +209,8 @@ func run(ctx context.Context, cfg config) (*report, error) {
 // startServer starts `stopgate serve` on a free loopback port and returns it with its URL.
 func startServer(cfg config, dir, db string) (*exec.Cmd, string, error) {
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--store", db, "--log-level", "warn",
-		"--group-commit=" + strconv.FormatBool(cfg.groupCommit), "--full-sync=" + strconv.FormatBool(cfg.fullSync)}
+		"--group-commit=" + strconv.FormatBool(cfg.groupCommit), "--full-sync=" + strconv.FormatBool(cfg.fullSync),
+		"--no-record=" + strconv.FormatBool(cfg.noRecord)}
 	cmd := exec.Command(cfg.bin, args...)
 	// A clean environment: no user configuration, no token.
 	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_STATE_HOME=" + dir}

@@ -17,23 +17,27 @@ func TestRun(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/stopgate").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, groupCommit := range []bool{true, false} {
-		cfg := config{bin: bin, n: 300, c: 8, timeout: time.Minute, groupCommit: groupCommit, dir: t.TempDir()}
+	for _, tt := range []struct{ groupCommit, noRecord bool }{{true, false}, {false, false}, {true, true}} {
+		cfg := config{bin: bin, n: 300, c: 8, timeout: time.Minute, groupCommit: tt.groupCommit, noRecord: tt.noRecord, dir: t.TempDir()}
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
 		rep, err := run(ctx, cfg)
 		cancel()
 		if err != nil {
-			t.Fatalf("group commit %t: %v", groupCommit, err)
+			t.Fatalf("%+v: %v", tt, err)
 		}
-		if rep.done != cfg.n || rep.storedDecisions != cfg.n || rep.acked != cfg.n || rep.statsDecisions != int64(cfg.n) {
-			t.Errorf("group commit %t: %+v", groupCommit, rep)
+		want := cfg.n
+		if tt.noRecord {
+			want = 0
 		}
-		if !groupCommit && rep.commits != float64(cfg.n) {
+		if rep.done != cfg.n || rep.storedDecisions != want || rep.acked != want || rep.statsDecisions != int64(want) {
+			t.Errorf("%+v: %+v", tt, rep)
+		}
+		if !tt.groupCommit && rep.commits != float64(cfg.n) {
 			t.Errorf("one append per decision: %v commits for %d decisions", rep.commits, cfg.n)
 		}
 		var out strings.Builder
 		rep.print(&out)
-		for _, want := range []string{"decisions/s", "p99", "events a commit", "verified"} {
+		for _, want := range []string{"decisions/s", "p99", "verified"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("the report does not say %q:\n%s", want, out.String())
 			}
