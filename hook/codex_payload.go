@@ -1,0 +1,113 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// CodexPayload is what Codex CLI writes on a Stop or SubagentStop hook's stdin
+// (codex-rs/hooks schema stop.command.input and subagent-stop.command.input). Codex writes
+// every field; every one is still optional here, because the schema has grown over releases
+// and a proxy or a test may send less.
+//
+// Absent is not empty: a nil LastAssistantMessage means the payload did not carry the message
+// (Codex writes null when the turn produced no assistant text), not that it was "".
+type CodexPayload struct {
+	// SessionID is the thread id; TurnID the turn the stop ends. A Stop hook's block continues
+	// the same turn, so every stop of one user turn carries the same TurnID.
+	SessionID string `json:"session_id,omitempty"`
+	TurnID    string `json:"turn_id,omitempty"`
+	// TranscriptPath is the session's rollout file; "" when Codex wrote null (an ephemeral
+	// session keeps none). On SubagentStop it is the parent's.
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	CWD            string `json:"cwd,omitempty"`
+	// HookEventName is EventStop or EventSubagentStop; see CodexPayload.Event.
+	HookEventName string `json:"hook_event_name,omitempty"`
+	// Model is the model of the turn; PermissionMode Codex's mapping of its approval and
+	// sandbox settings onto Claude Code's names ("default", "bypassPermissions", …).
+	Model          string `json:"model,omitempty"`
+	PermissionMode string `json:"permission_mode,omitempty"`
+	// StopHookActive is set when the turn is already continuing because a Stop hook blocked
+	// an earlier stop of it.
+	StopHookActive bool `json:"stop_hook_active,omitempty"`
+	// LastAssistantMessage is the text of the agent's final message; nil when null or absent.
+	LastAssistantMessage *string `json:"last_assistant_message,omitempty"`
+	// AgentID, AgentType and AgentTranscriptPath describe the stopping sub-agent on
+	// SubagentStop; AgentTranscriptPath is its own rollout.
+	AgentID             string `json:"agent_id,omitempty"`
+	AgentType           string `json:"agent_type,omitempty"`
+	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
+
+	// Ignored names the fields that were present but not of the documented JSON type (and so
+	// were read as absent), in the order of this struct's fields.
+	Ignored []string `json:"-"`
+}
+
+// Event returns the hook event the payload is for: hook_event_name when present, else
+// SubagentStop when it names an agent, else Stop.
+func (p CodexPayload) Event() string {
+	switch {
+	case p.HookEventName != "":
+		return p.HookEventName
+	case p.AgentID != "" || p.AgentTranscriptPath != "":
+		return EventSubagentStop
+	}
+	return EventStop
+}
+
+// DecodeCodexPayload reads one Codex hook payload from r, as DecodePayload reads Claude
+// Code's: every field optional, unknown fields ignored, JSON null absent, a known field of
+// the wrong JSON type read as absent and named in CodexPayload.Ignored. Input that is not one
+// JSON object, or longer than MaxPayloadBytes, is an error wrapping ErrPayload.
+func DecodeCodexPayload(r io.Reader) (CodexPayload, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	if err != nil {
+		return CodexPayload{}, fmt.Errorf("reading the payload: %w", err)
+	}
+	if len(data) > MaxPayloadBytes {
+		return CodexPayload{}, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return CodexPayload{}, fmt.Errorf("%w: empty input", ErrPayload)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return CodexPayload{}, fmt.Errorf("%w: %w", ErrPayload, err)
+	}
+	if fields == nil {
+		return CodexPayload{}, fmt.Errorf("%w: null", ErrPayload)
+	}
+	var p CodexPayload
+	field := func(name string, dst any) {
+		raw, ok := fields[name]
+		if !ok || isNull(raw) {
+			return
+		}
+		if json.Unmarshal(raw, dst) != nil {
+			p.Ignored = append(p.Ignored, name)
+		}
+	}
+	field("session_id", &p.SessionID)
+	field("turn_id", &p.TurnID)
+	field("transcript_path", &p.TranscriptPath)
+	field("cwd", &p.CWD)
+	field("hook_event_name", &p.HookEventName)
+	field("model", &p.Model)
+	field("permission_mode", &p.PermissionMode)
+	field("stop_hook_active", &p.StopHookActive)
+	if raw, ok := fields["last_assistant_message"]; ok && !isNull(raw) {
+		var last string
+		if json.Unmarshal(raw, &last) == nil {
+			p.LastAssistantMessage = &last
+		} else {
+			p.Ignored = append(p.Ignored, "last_assistant_message")
+		}
+	}
+	field("agent_id", &p.AgentID)
+	field("agent_type", &p.AgentType)
+	field("agent_transcript_path", &p.AgentTranscriptPath)
+	return p, nil
+}
