@@ -28,17 +28,18 @@ and the hook answers whether it may.
 Run 'stopgate help hook claude-code' for what the hook reads and answers.`,
 		subs: []*command{
 			hookClaudeCodeCommand(),
+			hookCodexCommand(),
 			{
 				name:    "install",
 				summary: "add a stop hook to a harness's settings",
 				usage:   "hook install claude-code [flags]",
-				subs:    []*command{hookInstallCommand()},
+				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand()},
 			},
 			{
 				name:    "uninstall",
 				summary: "remove a stop hook from a harness's settings",
 				usage:   "hook uninstall claude-code [flags]",
-				subs:    []*command{hookUninstallCommand()},
+				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand()},
 			},
 		},
 	}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stopgate/stopgate/hook"
+)
+
+// defineCodexInto defines the Codex hook's flags: the hook flags but -style, since Codex
+// continues a turn from a Stop hook only with {"decision":"block"}.
+func (h *hookFlags) defineCodexInto(add func(f *flag.Flag)) {
+	h.defineInto(func(f *flag.Flag) {
+		if f.Name != "style" {
+			add(f)
+		}
+	})
+}
+
+func hookCodexCommand() *command {
+	var h hookFlags
+	var flagErrs []error
+	return &command{
+		failOpen: true,
+		name:     "codex",
+		summary:  "the Codex CLI Stop and SubagentStop hook",
+		usage:    "hook codex [flags] [-- flags]",
+		help: `The Codex CLI Stop and SubagentStop hook. Codex runs it when its agent (or a sub-agent) is
+about to end a turn, with a JSON payload on stdin: the session and turn ids, the rollout path,
+the model, stop_hook_active and the final message. The hook reads the rollout for history (the
+update_plan plan, background exec sessions and their write_stdin polls, the turn's tool calls),
+runs stopgate's checks in their order:
+
+  ` + checkList() + `
+
+and answers:
+
+  let the agent stop    exit 0, nothing on stdout
+  keep it going         exit 0, {"decision":"block","reason":"<what to do>"} on stdout; Codex
+                        hands the reason to the model as the next message of the same turn
+
+It fails open: an error of any kind (a payload that is not JSON, a bad flag or configuration
+file, a panic, no decision within --timeout) lets the agent stop, with exit 0, nothing on
+stdout, and one line on stderr beginning "stopgate:". A rollout that cannot be read is not an
+error: the hook decides on the payload alone and says so on stderr.
+
+Codex does not limit how many times in a row a Stop hook may block, so stopgate's budgets are
+what bound the nudges: per check per run and in a row (see 'stopgate help decide'), kept between
+stops in a small JSON file per session under --state-dir. When that file cannot be read while
+stop_hook_active is set, the agent may stop.
+
+Install it with 'stopgate hook install codex'.`,
+		flags: func(fs *flag.FlagSet) {
+			h.defineCodexInto(func(f *flag.Flag) {
+				fs.Var(&lenientValue{Value: f.Value, name: f.Name, errs: &flagErrs}, f.Name, f.Usage)
+			})
+		},
+		run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) int {
+			if len(args) > 0 {
+				if err := fs.Parse(args); err != nil {
+					flagErrs = append(flagErrs, err)
+				} else if fs.NArg() > 0 {
+					flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+				}
+			}
+			opts, err := h.options(e, flagErrs)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
+				return 0
+			}
+			return hook.Codex(ctx, e.stdin, e.stdout, e.stderr, opts)
+		},
+	}
+}
+
+// codexHooksFlags choose the hooks.json install and uninstall edit.
+type codexHooksFlags struct {
+	project, user bool
+	file          string
+}
+
+func (c *codexHooksFlags) define(fs *flag.FlagSet) {
+	fs.BoolVar(&c.user, "user", false, "edit $CODEX_HOME/hooks.json (default ~/.codex/hooks.json), for every project (the default)")
+	fs.BoolVar(&c.project, "project", false, "edit .codex/hooks.json in the current directory, for this project")
+	fs.StringVar(&c.file, "hooks", "", "edit the hooks `FILE`")
+}
+
+// path returns the hooks file the flags name.
+func (c *codexHooksFlags) path(e env) (string, error) {
+	n := 0
+	for _, set := range []bool{c.project, c.user, c.file != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", errors.New("choose one of -user, -project and -hooks")
+	}
+	switch {
+	case c.file != "":
+		return filepath.Abs(c.file)
+	case c.project:
+		cwd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(cwd, ".codex", "hooks.json"), nil
+	}
+	if d := e.getenv("CODEX_HOME"); d != "" {
+		return filepath.Abs(filepath.Join(d, "hooks.json"))
+	}
+	home := e.getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither CODEX_HOME nor HOME is set; name the hooks file with -hooks")
+	}
+	return filepath.Join(home, ".codex", "hooks.json"), nil
+}
+
+const codexHooksHelp = `The hooks file is Codex's user hooks.json by default (-user: $CODEX_HOME/hooks.json, else
+~/.codex/hooks.json): the installed command holds the absolute path of this stopgate binary,
+which is particular to this machine, so it belongs in a project's shared .codex/hooks.json
+(-project) only if everyone has stopgate at that path.
+
+Codex runs a hook from hooks.json only once you have trusted it, and skips an untrusted one
+without a word; it reads a project's .codex/hooks.json only in a project you trust. Trust the
+hook by reviewing it with /hooks in Codex, or by adding the [hooks.state] lines install prints
+to $CODEX_HOME/config.toml (they hold the hash of the exact command, so a reinstall with other
+flags needs trusting again). 'codex exec --dangerously-bypass-hook-trust' runs untrusted hooks
+for one invocation.`
+
+func hookInstallCodexCommand() *command {
+	var h hookFlags
+	var c codexHooksFlags
+	var embedded [][2]string
+	return &command{
+		name:    "codex",
+		summary: "add the stopgate hook to a Codex hooks.json",
+		usage:   "hook install codex [-user|-project|-hooks FILE] [hook flags]",
+		help: `Add "stopgate hook codex" as a command hook for Codex's Stop and SubagentStop events.
+Everything else in the hooks file is kept: other keys byte for byte and in order, other events
+and other hooks. Installing again changes nothing; a stopgate hook already there with another
+command (a moved binary, other flags) is updated. A hooks file that is not valid JSON is left
+alone and reported.
+
+The command installed is this binary's absolute path, so it runs from any directory, followed
+by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout)
+after "--". Relative -config and -state-dir paths are made absolute. The flags and the
+configuration are checked now, so a mistake shows here rather than as a hook that lets every
+stop through. Codex gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
+
+` + codexHooksHelp,
+		flags: func(fs *flag.FlagSet) {
+			c.define(fs)
+			h.defineCodexInto(func(f *flag.Flag) {
+				fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
+			})
+		},
+		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+			const name = "hook install codex"
+			if len(args) > 0 {
+				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
+			}
+			path, err := c.path(e)
+			if err != nil {
+				return usageError(e, name, err.Error())
+			}
+			if _, err := h.options(e, nil); err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+				return exitUsage
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: cannot find this binary's path: %v\n", name, err)
+				return 1
+			}
+			if limit := time.Duration(hook.HandlerTimeout) * time.Second; h.timeout >= limit {
+				fmt.Fprintf(e.stderr, "stopgate %s: warning: -timeout %v is not under the %v Codex waits for the hook; it would cancel the hook first and let the stop proceed\n", name, h.timeout, limit)
+			}
+			if strings.Contains(exe, "go-build") {
+				fmt.Fprintf(e.stderr, "stopgate %s: warning: %s looks like a temporary 'go run' binary; install a built stopgate instead\n", name, exe)
+			}
+			var words []string
+			for _, kv := range embedded {
+				v := kv[1]
+				if kv[0] == "config" || kv[0] == "state-dir" {
+					if abs, err := filepath.Abs(v); err == nil {
+						v = abs
+					}
+				}
+				words = append(words, "--"+kv[0]+"="+v)
+			}
+			if len(words) > 0 {
+				words = append([]string{"--"}, words...)
+			}
+			cmd := hook.CodexCommand(exe, words...)
+			changed, err := hook.InstallCodex(path, cmd)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+				return 1
+			}
+			if changed {
+				fmt.Fprintf(e.stdout, "Installed the Stop and SubagentStop hooks in %s:\n  %s\n", path, cmd)
+			} else {
+				fmt.Fprintf(e.stdout, "Already installed in %s:\n  %s\n", path, cmd)
+			}
+			recs, err := hook.CodexTrust(path)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+				return 1
+			}
+			fmt.Fprintf(e.stdout, "\nCodex runs these hooks only once you trust them: review them with /hooks in Codex,\nor add to $CODEX_HOME/config.toml (~/.codex/config.toml):\n\n")
+			for _, r := range recs {
+				if hook.IsCodexHookCommand(r.Command) {
+					fmt.Fprintf(e.stdout, "%s\n", r.TOML())
+				}
+			}
+			if c.project {
+				fmt.Fprintf(e.stdout, "Codex reads a project's .codex/hooks.json only in a project you trust.\n")
+			}
+			return 0
+		},
+	}
+}
+
+func hookUninstallCodexCommand() *command {
+	var c codexHooksFlags
+	return &command{
+		name:    "codex",
+		summary: "remove the stopgate hook from a Codex hooks.json",
+		usage:   "hook uninstall codex [-user|-project|-hooks FILE]",
+		help: `Remove every Stop and SubagentStop command hook that runs "stopgate hook codex" from a Codex
+hooks.json, with the matcher groups, events and "hooks" object the removal leaves empty.
+Everything else is kept as it was. The [hooks.state] trust entries Codex keeps in config.toml
+for the removed hooks are left alone; Codex ignores entries for hooks that no longer exist.
+
+` + codexHooksHelp,
+		flags: c.define,
+		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+			const name = "hook uninstall codex"
+			if len(args) > 0 {
+				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
+			}
+			path, err := c.path(e)
+			if err != nil {
+				return usageError(e, name, err.Error())
+			}
+			changed, err := hook.UninstallCodex(path)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+				return 1
+			}
+			if changed {
+				fmt.Fprintf(e.stdout, "Removed the stopgate hooks from %s\n", path)
+			} else {
+				fmt.Fprintf(e.stdout, "No stopgate hooks in %s\n", path)
+			}
+			return 0
+		},
+	}
+}
