@@ -120,7 +120,8 @@ type Options struct {
 	// Dashboard, when set, serves every path the API does not, mounted at "/".
 	Dashboard http.Handler
 
-	// Logger receives the server's logs (panics, store failures, shutdown); nil discards them.
+	// Logger receives the server's logs (panics, store failures, shutdown; every request at
+	// debug level); nil discards them.
 	Logger *slog.Logger
 	// ShutdownTimeout bounds how long Serve waits for requests in flight once its context
 	// ends; zero means DefaultShutdownTimeout.
@@ -266,7 +267,12 @@ func (s *Server) wrap(endpoint string, kind routeKind, h handlerFunc) http.Handl
 					s.fail(rw, r, kind, errors.New("panic"))
 				}
 			}
-			s.metrics.observe(endpoint, rw.statusCode(), time.Since(start))
+			elapsed := time.Since(start)
+			s.metrics.observe(endpoint, rw.statusCode(), elapsed)
+			if s.log.Enabled(r.Context(), slog.LevelDebug) {
+				s.log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method),
+					slog.String("path", r.URL.Path), slog.Int("status", rw.statusCode()), slog.Duration("took", elapsed))
+			}
 		}()
 		err := s.authorize(r, kind)
 		if err == nil {

@@ -439,7 +439,8 @@ func TestPanicIsolation(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	for _, want := range []string{"panic in handler", "boom", "endpoint=/v1/panic", "server_test.go"} {
+	for _, want := range []string{"panic in handler", "boom", "endpoint=/v1/panic", "server_test.go", // the stack
+		"msg=request method=POST path=/v1/panic status=500"} { // the access log, at debug level
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log does not contain %q:\n%s", want, logs.String())
 		}
