@@ -135,7 +135,9 @@ func TestStream(t *testing.T) {
 }
 
 func TestNotStreamed(t *testing.T) {
-	srv := Start(func(r *Request) Response { return Response{Output: []OutputItem{Text("Hi.")}, ID: "resp_x", InputTokens: 5, OutputTokens: 1} })
+	srv := Start(func(r *Request) Response {
+		return Response{Output: []OutputItem{Text("Hi.")}, ID: "resp_x", InputTokens: 5, OutputTokens: 1}
+	})
 	defer srv.Close()
 	resp := post(t, srv.URL, strings.Replace(requestBody, "%s", "false", 1))
 	var obj struct {
