@@ -48,6 +48,7 @@ type command struct {
 // in-process runs in tests.
 func commands() []*command {
 	return []*command{
+		auditCommand(),
 		classifyCommand(),
 		decideCommand(),
 		gateCommand(),
