@@ -54,7 +54,7 @@ func TestWindowFor(t *testing.T) {
 		want string
 	}{
 		{0, "24h"}, {-time.Hour, "24h"}, {30 * time.Minute, "1h"}, {time.Hour, "1h"}, {2 * time.Hour, "24h"},
-		{24 * time.Hour, "24h"}, {7 * day, "7d"}, {8 * day, "30d"}, {90 * day, "30d"},
+		{24 * time.Hour, "24h"}, {7 * day, "7d"}, {8 * day, "30d"}, {90 * day, "1y"}, {400 * day, "1y"},
 	}
 	for _, tt := range tests {
 		if got := windowFor(tt.d).Name; got != tt.want {

@@ -271,6 +271,7 @@ func TestOverviewSelectors(t *testing.T) {
 		"24h ./?harness=codex&window=24h ",
 		"7d ./?harness=codex&window=7d page",
 		"30d ./?harness=codex&window=30d ",
+		"1y ./?harness=codex&window=1y ",
 	}
 	if !slices.Equal(windows, want) {
 		t.Errorf("window links:\n got %q\nwant %q", windows, want)
@@ -301,6 +302,29 @@ func TestOverviewEmptyLog(t *testing.T) {
 	}
 }
 
+// TestOverviewOpensOnNewestActivity checks that a page naming no window widens the default
+// until it holds the newest decision, so a log filled from old sample sessions opens on them.
+func TestOverviewOpensOnNewestActivity(t *testing.T) {
+	var old []record
+	for _, r := range fixture() {
+		if r.turn.Session == "s-old" {
+			old = append(old, r)
+		}
+	}
+	h := newDashboard(t, openStore(t, old))
+	doc, _ := page(t, h, "/")
+	if len(doc.find("p", "class", "quiet")) != 0 {
+		t.Error("the default page opened on a quiet window although the log has decisions")
+	}
+	var current []string
+	for _, a := range doc.find("a", "aria-current", "page") {
+		current = append(current, a.text())
+	}
+	if !slices.Contains(current, "7d") {
+		t.Errorf("current window links %q, want 7d (the shortest holding a 3-day-old decision)", current)
+	}
+}
+
 func TestOverviewQuietWindow(t *testing.T) {
 	// Only the three-day-old session: the 24-hour window is quiet, the log is not empty.
 	var old []record
@@ -310,7 +334,7 @@ func TestOverviewQuietWindow(t *testing.T) {
 		}
 	}
 	h := newDashboard(t, openStore(t, old))
-	doc, _ := page(t, h, "/")
+	doc, _ := page(t, h, "/?window=24h")
 	if len(doc.find("section", "id", "empty")) != 0 {
 		t.Error("a quiet window is shown as an empty log")
 	}
@@ -322,7 +346,7 @@ func TestOverviewQuietWindow(t *testing.T) {
 	for _, a := range quiet.find("a", "href", "") {
 		wider = append(wider, a.Attr["href"])
 	}
-	if want := []string{"./?window=7d", "./?window=30d"}; !slices.Equal(wider, want) {
+	if want := []string{"./?window=7d", "./?window=30d", "./?window=1y"}; !slices.Equal(wider, want) {
 		t.Errorf("the quiet window offers %q, want %q", wider, want)
 	}
 	if got := doc.one(t, "div", "id", "pending").one(t, "span", "class", "value").text(); got != "0%" {
@@ -467,7 +491,7 @@ func TestErrors(t *testing.T) {
 		{"GET", "/sessions/no-such-session", http.StatusNotFound, `The event log holds nothing for session "no-such-session".`},
 		{"GET", "/sessions/", http.StatusNotFound, ""},
 		{"GET", "/elsewhere", http.StatusNotFound, ""},
-		{"GET", "/?window=2h", http.StatusBadRequest, `There is no window "2h": choose 1h, 24h, 7d or 30d.`},
+		{"GET", "/?window=2h", http.StatusBadRequest, `There is no window "2h": choose one of 1h, 24h, 7d, 30d, 1y.`},
 		{"GET", "/?harness=%FF", http.StatusBadRequest, "The harness filter is not valid UTF-8 text."},
 		{"GET", "/sessions/%FF%00", http.StatusNotFound, `The event log holds nothing for session "\xff\x00".`},
 		{"POST", "/", http.StatusMethodNotAllowed, ""},

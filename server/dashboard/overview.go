@@ -98,11 +98,12 @@ type sessionRow struct {
 func (h *handler) overview(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	win := h.window
-	if name := q.Get("window"); name != "" {
+	named := q.Get("window")
+	if named != "" {
 		var ok bool
-		if win, ok = windowNamed(name); !ok {
+		if win, ok = windowNamed(named); !ok {
 			h.fail(w, r, "./", http.StatusBadRequest,
-				fmt.Sprintf("There is no window %q: choose 1h, 24h, 7d or 30d.", name), nil)
+				fmt.Sprintf("There is no window %q: choose one of %s.", named, windowNames()), nil)
 			return
 		}
 	}
@@ -112,14 +113,18 @@ func (h *handler) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := h.now().UTC()
-	since, until := win.bounds(now)
-
-	stats, err := h.st.Stats(r.Context(), store.StatsFilter{Since: since, Until: until, Bucket: win.Bucket, Harness: harness})
+	recent, err := h.st.Query(r.Context(), store.Filter{Kind: store.KindDecision, Newest: true, Limit: recentLimit})
 	if err != nil {
 		h.fail(w, r, "./", http.StatusInternalServerError, "The event log could not be read.", err)
 		return
 	}
-	recent, err := h.st.Query(r.Context(), store.Filter{Kind: store.KindDecision, Newest: true, Limit: recentLimit})
+	if named == "" && len(recent) > 0 {
+		// Open on the newest activity: the default window widened until it holds it.
+		win = win.covering(recent[0].Time, now)
+	}
+	since, until := win.bounds(now)
+
+	stats, err := h.st.Stats(r.Context(), store.StatsFilter{Since: since, Until: until, Bucket: win.Bucket, Harness: harness})
 	if err != nil {
 		h.fail(w, r, "./", http.StatusInternalServerError, "The event log could not be read.", err)
 		return

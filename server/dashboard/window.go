@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"strings"
 	"time"
 )
 
@@ -29,6 +30,31 @@ var windows = []window{
 	{Name: "24h", Long: "the last 24 hours", Span: day, Bucket: time.Hour, BucketName: "1-hour", TickLayout: "15:04", every: 3},
 	{Name: "7d", Long: "the last 7 days", Span: 7 * day, Bucket: 6 * time.Hour, BucketName: "6-hour", TickLayout: "Mon Jan 2"},
 	{Name: "30d", Long: "the last 30 days", Span: 30 * day, Bucket: day, BucketName: "1-day", TickLayout: "Jan 2", every: 5},
+	{Name: "1y", Long: "the last year", Span: 364 * day, Bucket: 7 * day, BucketName: "1-week", TickLayout: "Jan 2", every: 4},
+}
+
+// windowNames lists the windows' names, for messages.
+func windowNames() string {
+	names := make([]string, len(windows))
+	for i, w := range windows {
+		names[i] = w.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// covering returns the shortest window, no shorter than w, whose span at now reaches back to
+// t; the longest window when none does. It lets a page that names no window open on the
+// newest activity instead of on an empty span (a log filled from old sample sessions).
+func (w window) covering(t, now time.Time) window {
+	for _, o := range windows {
+		if o.Span < w.Span {
+			continue
+		}
+		if since, _ := o.bounds(now); !t.Before(since) {
+			return o
+		}
+	}
+	return windows[len(windows)-1]
 }
 
 // windowNamed returns the window called name.
