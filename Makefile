@@ -5,7 +5,7 @@ BIN := $(CURDIR)/bin
 STATICCHECK_VERSION := v0.8.2
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test deps vet lint fmt-check unit bench run
+.PHONY: all build test deps vet lint fmt-check unit bench run load
 
 all: build
 
@@ -38,11 +38,15 @@ lint:
 unit:
 	STOPGATE_TEST_POSTGRES="$$(scripts/postgres.sh)" $(GO) test -race -count=1 ./...
 
-## run: the main job. Until the service lands, it runs every command on the sample inputs.
+## run: the main job: stopgate serve on the embedded SQLite store, with the sample sessions
+## recorded into it first (idempotent), so the dashboard has something to show.
 run: build
-	@for f in errors:classify\ error stops:classify\ stop stall:stall turns:decide; do \
-		file=$${f%%:*}; cmd=$${f#*:}; echo "== stopgate $$cmd < testdata/examples/$$file.jsonl"; \
-		$(BIN)/stopgate $$cmd < testdata/examples/$$file.jsonl || exit $$?; done
+	$(BIN)/stopgate audit --record ../shared/data/transcripts > /dev/null
+	$(BIN)/stopgate serve
+
+## load: the service under load on loopback (every decision persisted and counted afterwards).
+load: build
+	$(GO) run ./loadtest -bin $(BIN)/stopgate -n 20000 -c 32
 
 ## bench: every benchmark once, for a quick look; use benchstat to compare runs.
 bench:
