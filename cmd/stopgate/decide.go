@@ -8,6 +8,7 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/wire"
 	"github.com/stopgate/stopgate/model"
 	"github.com/stopgate/stopgate/stall"
 )
@@ -117,6 +118,9 @@ cannot be written is reported on stderr once and the decisions are still written
 			defer rec.Close()
 			var recErr error
 			bad, err := eachLine(e.stdin, e.stdout, func(t stopgate.Turn) (any, error) {
+				if err := wire.CheckTurn(t); err != nil {
+					return nil, err
+				}
 				d := sup.Decide(ctx, t)
 				if rec != nil && recErr == nil {
 					if recErr = rec.Record(ctx, t, d); recErr != nil {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/stopgate/stopgate/internal/wire"
 )
 
 // maxLine bounds one input line (16 MiB): a raw provider body can be large, but an unbounded
@@ -65,30 +67,12 @@ func decodeAndHandle[In any](line []byte, handle func(In) (any, error)) (any, er
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	if err := dec.Decode(&in); err != nil {
-		return nil, describeJSONError(err)
+		return nil, wire.DescribeJSONError(err)
 	}
 	if dec.More() {
 		return nil, errors.New("more than one JSON value on the line")
 	}
 	return handle(in)
-}
-
-// describeJSONError turns encoding/json's errors into messages that name the problem.
-func describeJSONError(err error) error {
-	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-		field := te.Field
-		if field == "" {
-			return fmt.Errorf("expected a JSON object, got %s", te.Value)
-		}
-		return fmt.Errorf("field %q: expected %s, got %s", field, te.Type, te.Value)
-	}
-	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-		return fmt.Errorf("not valid JSON at byte %d: %v", se.Offset, se)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return errors.New("not valid JSON: unexpected end of line")
-	}
-	return fmt.Errorf("not valid JSON: %w", err)
 }
 
 var errLineTooLong = errors.New("line too long")
