@@ -1,6 +1,7 @@
 package termination
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -90,21 +91,35 @@ func plainMessage(body string) string {
 }
 
 // retryAfterIn reads a provider's "try again in 4.77s" (OpenAI, Groq), "retry in 45.2s"
-// (Gemini) or "retry after 20 seconds" out of a message; zero when it says none.
+// (Gemini) or "retry after 20 seconds" out of a message; zero when it says none. The leads and
+// units are matched case-insensitively.
 func retryAfterIn(msg string) time.Duration {
-	lower := strings.ToLower(msg)
+	if !isASCII(msg) {
+		// Unicode case folding can make a lead ("RETRY İN" lowers to "retry in"). What it
+		// returns has no ASCII capitals, so the ASCII lower-casing below changes nothing.
+		msg = strings.ToLower(msg)
+	}
+	// lower is msg lower-cased byte for byte, on the stack for a usual message.
+	var buf [1 << 10]byte
+	var lower []byte
+	if len(msg) <= len(buf) {
+		lower = buf[:copy(buf[:], msg)]
+	} else {
+		lower = []byte(msg)
+	}
+	lowerASCII(lower)
 	for _, lead := range [...]string{"try again in ", "retry in ", "retry after "} {
-		i := strings.Index(lower, lead)
+		i := bytes.Index(lower, []byte(lead))
 		if i < 0 {
 			continue
 		}
-		rest := lower[i+len(lead):]
-		j := 0
-		for j < len(rest) && strings.IndexByte("0123456789.hmsu", rest[j]) >= 0 {
+		start := i + len(lead)
+		j := start
+		for j < len(lower) && strings.IndexByte("0123456789.hmsu", lower[j]) >= 0 {
 			j++
 		}
-		tok := strings.TrimRight(rest[:j], ".")
-		if strings.HasPrefix(rest[j:], " second") && tok != "" {
+		tok := strings.TrimRight(strings.ToLower(msg[start:j]), ".")
+		if bytes.HasPrefix(lower[j:], []byte(" second")) && tok != "" {
 			tok += "s"
 		}
 		if d, ok := parseDelay(tok); ok {
@@ -174,11 +189,12 @@ func (f *bodyFields) read(body string) {
 
 // scan reads body as JSON into f, and reports whether it was a JSON object or array.
 func (f *bodyFields) scan(body string) bool {
-	s := strings.TrimLeft(body, " \t\r\n")
-	if s == "" || (s[0] != '{' && s[0] != '[') {
+	r := bodyReader{s: body}
+	r.skipSpace() // JSON's whitespace, as strings.TrimLeft(body, " \t\r\n")
+	if r.i >= len(body) || (body[r.i] != '{' && body[r.i] != '[') {
 		return false
 	}
-	r := bodyReader{s: s}
+	r.s, r.i = body[r.i:], 0
 	if !r.value(f, 0) {
 		*f = bodyFields{}
 		return false
@@ -541,9 +557,16 @@ type bodyReader struct {
 	s    string
 	i    int
 	path [maxBodyDepth]bodyKey
+
+	// quote is the next quote at or after some earlier position (len(s) for none), as
+	// plainRun last found it: still right for any later position up to it.
+	quote int
 }
 
 func (r *bodyReader) skipSpace() {
+	if r.i < len(r.s) && r.s[r.i] > ' ' {
+		return // the usual case: compact JSON
+	}
 	for r.i < len(r.s) {
 		switch r.s[r.i] {
 		case ' ', '\t', '\r', '\n':
@@ -681,9 +704,7 @@ func (r *bodyReader) str(want bool) (string, bool) {
 	start := r.i + 1
 	escaped := false
 	for i := start; i < len(r.s); {
-		for i < len(r.s) && !jsonStrSpecial[r.s[i]] {
-			i++
-		}
+		i = r.plainRun(i)
 		if i >= len(r.s) {
 			break
 		}
@@ -718,6 +739,37 @@ func (r *bodyReader) str(want bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// plainRun returns where the run of plain string content from i ends: at the first quote,
+// backslash or control character (jsonStrSpecial), or at len(r.s).
+//
+// A short run (a key, a code) is settled within four words. A long one (a message) finds the
+// next quote, and a backslash before it, with strings.IndexByte, and checks the bytes before
+// them for control characters a word at a time. The quote's position is kept, so a string with
+// many escapes is still searched once.
+func (r *bodyReader) plainRun(i int) int {
+	s := r.s
+	for k := 0; k < 4; k++ {
+		if i+8 > len(s) || jsonSpecialIn(loadString64(s[i:i+8])) {
+			for i < len(s) && !jsonStrSpecial[s[i]] {
+				i++
+			}
+			return i
+		}
+		i += 8
+	}
+	if r.quote < i {
+		r.quote = len(s)
+		if j := strings.IndexByte(s[i:], '"'); j >= 0 {
+			r.quote = i + j
+		}
+	}
+	end := r.quote
+	if j := strings.IndexByte(s[i:end], '\\'); j >= 0 {
+		end = i + j
+	}
+	return i + ctrlRun(s[i:end])
 }
 
 // jsonStrSpecial marks the bytes that end a run of plain string content: the closing quote, a
@@ -812,18 +864,20 @@ func hex4(s string) rune {
 }
 
 // unescapeJSON decodes the escapes of a validated string body, as encoding/json does: a \u
-// surrogate pair becomes one rune and a lone surrogate becomes U+FFFD.
+// surrogate pair becomes one rune and a lone surrogate becomes U+FFFD. The runs between
+// escapes are copied whole.
 func unescapeJSON(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			i++
-			continue
+	for {
+		j := strings.IndexByte(s, '\\')
+		if j < 0 || j+1 >= len(s) {
+			b.WriteString(s) // no escape left (a lone final backslash is kept as it is)
+			return b.String()
 		}
-		switch s[i+1] {
+		b.WriteString(s[:j])
+		s = s[j:] // s[0] is the backslash, s[1] the escape
+		switch s[1] {
 		case 'b':
 			b.WriteByte('\b')
 		case 'f':
@@ -835,23 +889,22 @@ func unescapeJSON(s string) string {
 		case 't':
 			b.WriteByte('\t')
 		case 'u':
-			if i+6 > len(s) {
+			if len(s) < 6 {
 				b.WriteRune(unicode.ReplacementChar)
-				i = len(s)
-				continue
+				return b.String()
 			}
-			r := hex4(s[i+2 : i+6])
-			i += 6
+			r := hex4(s[2:6])
+			s = s[6:]
 			if r < 0 {
 				r = unicode.ReplacementChar
 			} else if utf16.IsSurrogate(r) {
 				r2 := rune(-1)
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					r2 = hex4(s[i+2 : i+6])
+				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					r2 = hex4(s[2:6])
 				}
 				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
 					r = dec
-					i += 6
+					s = s[6:]
 				} else {
 					r = unicode.ReplacementChar
 				}
@@ -859,9 +912,8 @@ func unescapeJSON(s string) string {
 			b.WriteRune(r)
 			continue
 		default: // '"', '\\', '/'
-			b.WriteByte(s[i+1])
+			b.WriteByte(s[1])
 		}
-		i += 2
+		s = s[2:]
 	}
-	return b.String()
 }

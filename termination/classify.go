@@ -104,7 +104,7 @@ type evidence struct {
 	apis                    [2]*APIError  // the chain's first APIErrors, whose bodies are read
 	bodies                  [2]bodyFields // what the body reader found in each
 	napi                    int
-	set                     needleSet // the needles in the text, once it is read
+	set                     textScan // what the text holds, once it is read
 }
 
 // gather walks err's chain and reports whether a reason is committed on it. When none is, it
@@ -122,12 +122,7 @@ func (ev *evidence) gather(err error) bool {
 // gatherTyped records the typed facts of every error in the chain, calling no Error method.
 func (ev *evidence) gatherTyped() {
 	for i := range ev.chain.n {
-		e := ev.chain.nodes[i]
-		ev.typed(e)
-		// The HTTP client's EOF: the server closed the connection before answering.
-		if isSentinel(e, io.EOF) && ev.chain.under(i, isURLError) {
-			setFirst(&ev.network, "io.EOF")
-		}
+		ev.typed(i)
 	}
 	if ev.status < 400 {
 		for i := range ev.napi {
@@ -155,8 +150,33 @@ func statusCode(code string) int {
 	return n
 }
 
-// typed records what one error of the chain is, by its type or identity.
-func (ev *evidence) typed(e error) {
+// statusDigits is "100101102…599": every HTTP status's decimal text, three bytes each, so
+// statusText can slice it instead of allocating. Read-only after package initialisation.
+var statusDigits = func() string {
+	b := make([]byte, 0, 3*500)
+	for n := 100; n < 600; n++ {
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return string(b)
+}()
+
+// statusText is the decimal text of an HTTP status, "" for zero, without allocating for
+// the statuses the chain can hold ([100, 600)).
+func statusText(n int) string {
+	switch {
+	case n == 0:
+		return ""
+	case n >= 100 && n < 600:
+		i := 3 * (n - 100)
+		return statusDigits[i : i+3]
+	}
+	return strconv.Itoa(n)
+}
+
+// typed records what error i of the chain is, by its type or identity.
+func (ev *evidence) typed(i int) {
+	e := ev.chain.nodes[i]
+	id := sentinelOf(e)
 	switch x := e.(type) {
 	case *APIError:
 		if ev.napi < len(ev.apis) {
@@ -209,15 +229,15 @@ func (ev *evidence) typed(e error) {
 		setFirst(&ev.network, "x509.CertificateInvalidError")
 	}
 	switch {
-	case isSentinel(e, ErrContextOverflow):
+	case id.is(ErrContextOverflow):
 		ev.overflowTyped = true
-	case isSentinel(e, context.Canceled):
+	case id.is(context.Canceled):
 		setFirst(&ev.cancelled, "context.Canceled")
-	case isSentinel(e, context.DeadlineExceeded):
+	case id.is(context.DeadlineExceeded):
 		setFirst(&ev.timeout, "context.DeadlineExceeded")
 	case e == os.ErrDeadlineExceeded:
 		setFirst(&ev.timeout, "os.ErrDeadlineExceeded")
-	case isSentinel(e, io.ErrUnexpectedEOF):
+	case id.is(io.ErrUnexpectedEOF):
 		setFirst(&ev.network, "io.ErrUnexpectedEOF")
 	}
 	if t, ok := e.(interface{ Timeout() bool }); ok && t.Timeout() {
@@ -230,6 +250,10 @@ func (ev *evidence) typed(e error) {
 			}
 		}
 	}
+	// The HTTP client's EOF: the server closed the connection before answering.
+	if id.is(io.EOF) && ev.chain.under(i, isURLError) {
+		setFirst(&ev.network, "io.EOF")
+	}
 }
 
 func isURLError(e error) bool {
@@ -237,14 +261,22 @@ func isURLError(e error) bool {
 	return ok
 }
 
-// isSentinel is one step of errors.Is: e is target, or says it is. The chain walk supplies the
+// sentinel is one error of the chain, ready for the identity tests of typed: its Is method, if
+// it has one, is looked up once rather than for every target.
+type sentinel struct {
+	e      error
+	method interface{ Is(error) bool } // nil when e has no Is method
+}
+
+func sentinelOf(e error) sentinel {
+	x, _ := e.(interface{ Is(error) bool })
+	return sentinel{e, x}
+}
+
+// is is one step of errors.Is: the error is target, or says it is. The chain walk supplies the
 // unwrapping, bounded.
-func isSentinel(e, target error) bool {
-	if e == target {
-		return true
-	}
-	x, ok := e.(interface{ Is(error) bool })
-	return ok && x.Is(target)
+func (s sentinel) is(target error) bool {
+	return s.e == target || (s.method != nil && s.method.Is(target))
 }
 
 func setFirst(dst *string, v string) {
@@ -265,22 +297,18 @@ func (ev *evidence) overflow(text []byte) bool {
 	if ev.overflowTyped || ev.name == "ContextOverflowError" {
 		return true
 	}
-	b := budgetOf(text, &ev.set)
-	for i := range classifyLex.overflow {
-		if classifyLex.overflow[i].matches(&ev.set, b) {
-			return true
-		}
-	}
-	return false
+	matched := false
+	eachOverflowArm(text, &ev.set, func(*overflowArm) bool {
+		matched = true
+		return false
+	})
+	return matched
 }
 
 // classify runs steps 1 to 8 of the order [Classify] documents on the text readText returned.
 func (ev *evidence) classify(text []byte) Classification {
 	p := ev.provider
-	status := ""
-	if ev.status != 0 {
-		status = strconv.Itoa(ev.status)
-	}
+	status := statusText(ev.status)
 	named := func(cat Category, fallback string) Classification {
 		d := ev.name
 		if d == "" {
@@ -332,7 +360,8 @@ func (ev *evidence) classify(text []byte) Classification {
 	}
 
 	// 3. Quota or billing exhaustion.
-	if d, ok := ev.billing(status); ok {
+	codes := ev.readCodes()
+	if d, ok := ev.billing(status, codes.billing); ok {
 		return Classification{Category: AuthFailed, Provider: p, Detail: d}
 	}
 
@@ -349,27 +378,19 @@ func (ev *evidence) classify(text []byte) Classification {
 	}
 
 	// 5. Structured codes.
-	var found Classification
-	ev.eachCode(func(code string) bool {
-		if cat, ok := lookupCode(codeCategories, code); ok {
-			found = Classification{Category: cat, Provider: p, Detail: code}
-			return false
-		}
-		return true
-	})
-	if found.Category != "" {
-		return found
+	if codes.cat != "" {
+		return Classification{Category: codes.cat, Provider: p, Detail: codes.code}
 	}
 
 	// 6. Prose arms.
-	for _, arm := range classifyLex.prose {
-		if ev.set.any(arm.needles) {
-			return Classification{Category: arm.category, Provider: p}
+	for i := range classifyLex.prose {
+		if ev.set.intersects(&classifyLex.prose[i].needles) {
+			return Classification{Category: classifyLex.prose[i].category, Provider: p}
 		}
 	}
 
 	// 7. The 400 bucket.
-	if ev.status == 400 || ev.set.any(classifyLex.invalid) {
+	if ev.status == 400 || ev.set.intersects(&classifyLex.invalid) {
 		return Classification{Category: InvalidRequest, Provider: p, Detail: status}
 	}
 
@@ -390,26 +411,19 @@ func (ev *evidence) classify(text []byte) Classification {
 //
 // Gemini sends the very sentence OpenAI reserves for billing on every quota 429, per-minute
 // ones included, so with Google evidence that sentence proves nothing and only the quota ids
-// decide. Detail is the code when a structured one decided, else the status.
-func (ev *evidence) billing(status string) (string, bool) {
-	var code string
-	ev.eachCode(func(c string) bool {
-		if _, ok := lookupCode(billingCodes, c); ok {
-			code = c
-			return false
-		}
-		return true
-	})
+// decide. Detail is the code when a structured one decided, else the status. code is the
+// chain's first billing code (readCodes), "" when it has none.
+func (ev *evidence) billing(status, code string) (string, bool) {
 	switch {
 	case code != "":
 		return code, true
 	case ev.status == 402:
 		return status, true
-	case ev.set.any(classifyLex.billing):
+	case ev.set.intersects(&classifyLex.billing):
 		return status, true
-	case !ev.google() && ev.set.any(classifyLex.billingOutsideGoogle):
+	case !ev.google() && ev.set.intersects(&classifyLex.billingOutsideGoogle):
 		return status, true
-	case ev.set.has(classifyLex.quota) && (ev.set.any(classifyLex.perDay) || ev.set.has(classifyLex.limitZero)):
+	case ev.set.has(classifyLex.quota) && (ev.set.intersects(&classifyLex.perDay) || ev.set.has(classifyLex.limitZero)):
 		return status, true
 	}
 	return "", false
@@ -423,35 +437,101 @@ func (ev *evidence) google() bool {
 			return true
 		}
 	}
-	return ev.set.any(classifyLex.googleMarks)
+	return ev.set.intersects(&classifyLex.googleMarks)
+}
+
+// chainCodes is what the chain's structured codes say, read in one pass for steps 3 and 5.
+type chainCodes struct {
+	billing string   // the first code in billingCodes
+	code    string   // the first code in codeCategories, unless a billing code comes first
+	cat     Category // what codeCategories says of code
+}
+
+// readCodes reads the chain's structured codes (eachCode) in order. The pass stops at the first
+// billing code: step 3 then decides, and step 5 is never reached.
+func (ev *evidence) readCodes() chainCodes {
+	var cc chainCodes
+	ev.eachCode(func(c string) bool {
+		e := codeTable.lookup(c)
+		if e.billing {
+			cc.billing = c
+			return false
+		}
+		if e.cat != "" && cc.cat == "" {
+			cc.code, cc.cat = c, e.cat
+		}
+		return true
+	})
+	return cc
 }
 
 // eachCode calls yield with every type, status and code string the chain's APIErrors carry,
-// their own fields first, then their bodies', until yield returns false.
+// their own fields first, then their bodies', until yield returns false. A body code equal to
+// its APIError's Type or Code, already yielded, is passed over: ParseErrorBody copies one of
+// them there, and a second look could only repeat the first one's answer.
 func (ev *evidence) eachCode(yield func(string) bool) {
 	for i := range ev.napi {
 		e := ev.apis[i]
-		for _, c := range [...]string{e.Type, e.Code} {
-			if c != "" && !yield(c) {
-				return
-			}
+		if e.Type != "" && !yield(e.Type) {
+			return
+		}
+		if e.Code != "" && !yield(e.Code) {
+			return
 		}
 		if !ev.bodies[i].json {
 			continue
 		}
 		for _, c := range ev.bodies[i].codes() {
-			if c != "" && !yield(c) {
+			if c != "" && c != e.Type && c != e.Code && !yield(c) {
 				return
 			}
 		}
 	}
 }
 
-// lookupCode looks code up in m, case-insensitively, without allocating.
-func lookupCode(m map[string]Category, code string) (Category, bool) {
+// codeEntry is what the code table knows of one structured code.
+type codeEntry struct {
+	billing bool     // in billingCodes
+	cat     Category // from codeCategories, "" when it is not there
+}
+
+// codeIndex is billingCodes and codeCategories as one table, so each code is looked up once.
+// lengths has bit n set when some key is n bytes long, which turns most codes that are in
+// neither map ("tokens", "invalid_request_error") away before hashing. Read-only after package
+// initialisation.
+type codeIndex struct {
+	m       map[string]codeEntry
+	lengths uint64
+}
+
+var codeTable = newCodeIndex()
+
+func newCodeIndex() *codeIndex {
+	x := &codeIndex{m: make(map[string]codeEntry, len(billingCodes)+len(codeCategories))}
+	add := func(k string, f func(*codeEntry)) {
+		if len(k) == 0 || len(k) >= 64 || strings.ToLower(k) != k {
+			panic("termination: bad code key " + k)
+		}
+		e := x.m[k]
+		f(&e)
+		x.m[k] = e
+		x.lengths |= 1 << len(k)
+	}
+	for k := range billingCodes {
+		add(k, func(e *codeEntry) { e.billing = true })
+	}
+	for k, cat := range codeCategories {
+		add(k, func(e *codeEntry) { e.cat = cat })
+	}
+	return x
+}
+
+// lookup looks code up case-insensitively (ASCII), without allocating; the zero entry when it
+// is in neither map.
+func (x *codeIndex) lookup(code string) codeEntry {
 	var buf [64]byte
-	if code == "" || len(code) > len(buf) {
-		return "", false
+	if len(code) >= len(buf) || x.lengths&(1<<len(code)) == 0 {
+		return codeEntry{}
 	}
 	for i := range len(code) {
 		c := code[i]
@@ -460,8 +540,7 @@ func lookupCode(m map[string]Category, code string) (Category, bool) {
 		}
 		buf[i] = c
 	}
-	cat, ok := m[string(buf[:len(code)])]
-	return cat, ok
+	return x.m[string(buf[:len(code)])]
 }
 
 // billingCodes are the structured codes of quota or billing exhaustion, in the form of
@@ -521,7 +600,7 @@ var codeCategories = map[string]Category{
 // proseArm is one category's needles.
 type proseArm struct {
 	category Category
-	needles  []needle
+	needles  needleSet
 }
 
 // proseArmSpecs are the prose arms in order. The first five lists are the origin's, in its order,
@@ -597,15 +676,18 @@ var (
 type classifyLexicon struct {
 	m                    needleMatcher
 	overflow             []overflowArm
+	overflowNeedles      needleSet // every needle some overflow arm requires
 	prose                []proseArm
-	invalid              []needle
-	billing              []needle
-	billingOutsideGoogle []needle
-	perDay, googleMarks  []needle
+	invalid              needleSet
+	billing              needleSet
+	billingOutsideGoogle needleSet
+	perDay, googleMarks  needleSet
 	quota, limitZero     needle
 	recursion            needle
 	tokensPer, limitWord needle
 	requestedWord        needle
+	limitCount           int // the scan's counts after limitWord and requestedWord
+	requestedCount       int
 }
 
 var classifyLex = newClassifyLexicon()
@@ -613,21 +695,23 @@ var classifyLex = newClassifyLexicon()
 func newClassifyLexicon() *classifyLexicon {
 	l := new(classifyLexicon)
 	m := &l.m
-	l.overflow = compileOverflowArms(m, overflowArmSpecs)
+	l.overflow, l.overflowNeedles = compileOverflowArms(m, overflowArmSpecs)
 	l.tokensPer = m.intern("tokens per ")
 	l.limitWord = m.intern("limit")
 	l.requestedWord = m.intern("requested")
+	l.limitCount = m.countAfter(l.limitWord)
+	l.requestedCount = m.countAfter(l.requestedWord)
 	l.recursion = m.intern("recursion limit")
-	l.billing = m.interns(billingNeedles...)
-	l.billingOutsideGoogle = m.interns(billingOutsideGoogleNeedles...)
-	l.perDay = m.interns(perDayNeedles...)
+	l.billing = m.internSet(billingNeedles...)
+	l.billingOutsideGoogle = m.internSet(billingOutsideGoogleNeedles...)
+	l.perDay = m.internSet(perDayNeedles...)
 	l.quota = m.intern("quota")
 	l.limitZero = m.intern("limit: 0,")
-	l.googleMarks = m.interns(googleMarkNeedle...)
+	l.googleMarks = m.internSet(googleMarkNeedle...)
 	for _, s := range proseArmSpecs {
-		l.prose = append(l.prose, proseArm{category: s.category, needles: m.interns(s.needles...)})
+		l.prose = append(l.prose, proseArm{category: s.category, needles: m.internSet(s.needles...)})
 	}
-	l.invalid = m.interns(invalidNeedles...)
+	l.invalid = m.internSet(invalidNeedles...)
 	m.index = nil // building is over
 	return l
 }

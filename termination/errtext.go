@@ -126,17 +126,10 @@ func appendFragment(b []byte, s string) []byte {
 	if len(b) > 0 {
 		b = append(b, fragmentSep...)
 	}
-	start := len(b)
 	if room := maxText - len(b); len(s) > room {
 		s = s[:room]
 	}
-	b = append(b, s...)
-	for i := start; i < len(b); i++ {
-		if c := b[i]; 'A' <= c && c <= 'Z' {
-			b[i] = c + ('a' - 'A')
-		}
-	}
-	return b
+	return appendLower(b, s)
 }
 
 // appendChain appends the text of every error of c, as the file comment describes. bodies
@@ -237,113 +230,4 @@ func appendBody(b []byte, e *APIError, f *bodyFields) []byte {
 	b = appendFragment(b, f.quota3)
 	b = appendFragment(b, f.upMessage)
 	return appendFragment(b, f.rawText)
-}
-
-// needle is the index of one lower-case ASCII substring in the matcher.
-type needle uint8
-
-// needleSet is the set of needles found in a text.
-type needleSet [4]uint64
-
-func (s *needleSet) add(n needle)      { s[n>>6] |= 1 << (n & 63) }
-func (s *needleSet) has(n needle) bool { return s[n>>6]&(1<<(n&63)) != 0 }
-
-// any reports whether s holds any of ns.
-func (s *needleSet) any(ns []needle) bool {
-	for _, n := range ns {
-		if s.has(n) {
-			return true
-		}
-	}
-	return false
-}
-
-// all reports whether s holds every one of ns.
-func (s *needleSet) all(ns []needle) bool {
-	for _, n := range ns {
-		if !s.has(n) {
-			return false
-		}
-	}
-	return true
-}
-
-// needleMatcher finds every needle of a fixed list in a text in one pass: each needle is filed
-// under a hash of its first four bytes, and a position of the text is only compared against the
-// needles filed under the hash of its own four bytes. Built once, then read-only.
-type needleMatcher struct {
-	needles []string
-	index   map[string]needle // used while building only
-	first   [1 << quadBits]uint8
-	buckets [][]needle // first holds 1 + the bucket number of a hash, 0 for none
-}
-
-// quadBits is the size of the hash of a needle's first four bytes.
-const quadBits = 12
-
-// quadHash hashes the four bytes at the start of b (len(b) >= 4).
-func quadHash(b []byte) uint32 {
-	v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-	return (v * 0x9e3779b1) >> (32 - quadBits)
-}
-
-// intern files s and returns its needle. Needles are lower-case ASCII, at least four bytes, and
-// at most 256 of them; a needle list that breaks these rules is a programming error, which the
-// package's own initialisation (and so every test) would panic on.
-func (m *needleMatcher) intern(s string) needle {
-	if n, ok := m.index[s]; ok {
-		return n
-	}
-	if len(s) < 4 || len(m.needles) >= 256 || strings.ToLower(s) != s {
-		panic("termination: bad needle " + s)
-	}
-	for i := range len(s) {
-		if s[i] >= 0x80 {
-			panic("termination: non-ASCII needle " + s)
-		}
-	}
-	if m.index == nil {
-		m.index = make(map[string]needle)
-	}
-	n := needle(len(m.needles))
-	m.needles = append(m.needles, s)
-	m.index[s] = n
-	h := quadHash([]byte(s))
-	if m.first[h] == 0 {
-		if len(m.buckets) >= 255 {
-			panic("termination: too many needle buckets")
-		}
-		m.buckets = append(m.buckets, nil)
-		m.first[h] = uint8(len(m.buckets))
-	}
-	b := m.first[h] - 1
-	m.buckets[b] = append(m.buckets[b], n)
-	return n
-}
-
-// interns files every string of ss.
-func (m *needleMatcher) interns(ss ...string) []needle {
-	ns := make([]needle, len(ss))
-	for i, s := range ss {
-		ns[i] = m.intern(s)
-	}
-	return ns
-}
-
-// scan returns the set of needles found in text.
-func (m *needleMatcher) scan(text []byte) needleSet {
-	var set needleSet
-	for i := 0; i+4 <= len(text); i++ {
-		b := m.first[quadHash(text[i:i+4])]
-		if b == 0 {
-			continue
-		}
-		for _, n := range m.buckets[b-1] {
-			s := m.needles[n]
-			if len(text)-i >= len(s) && string(text[i:i+len(s)]) == s {
-				set.add(n)
-			}
-		}
-	}
-	return set
 }

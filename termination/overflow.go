@@ -1,9 +1,6 @@
 package termination
 
-import (
-	"bytes"
-	"errors"
-)
+import "errors"
 
 // ErrContextOverflow is the typed context overflow: the prompt and history did not fit the
 // model's input window. A caller that knows this for certain (it counted the tokens, or its SDK
@@ -65,12 +62,10 @@ func ContextOverflowArms(err error) (arms []string) {
 	ev.gatherTyped()
 	var buf [512]byte
 	text := ev.readText(buf[:0])
-	b := budgetOf(text, &ev.set)
-	for i := range classifyLex.overflow {
-		if classifyLex.overflow[i].matches(&ev.set, b) {
-			arms = append(arms, classifyLex.overflow[i].name)
-		}
-	}
+	eachOverflowArm(text, &ev.set, func(a *overflowArm) bool {
+		arms = append(arms, a.name)
+		return true
+	})
 	return arms
 }
 
@@ -181,31 +176,73 @@ const (
 	ruleExceeds
 )
 
-// overflowArm is an arm compiled into needles.
+// overflowArm is an arm compiled into needles: its all and unless lists as sets, so an arm is
+// decided with a few word operations.
 type overflowArm struct {
 	name        string
-	all, unless []needle
+	all, unless needleSet
 	rule        overflowRule
 }
 
-func compileOverflowArms(m *needleMatcher, specs []overflowArmSpec) []overflowArm {
+// compileOverflowArms compiles specs, and returns with them the union of every arm's all
+// needles: a text holding none of those can match no arm.
+func compileOverflowArms(m *needleMatcher, specs []overflowArmSpec) ([]overflowArm, needleSet) {
 	arms := make([]overflowArm, len(specs))
+	var union needleSet
 	for i, s := range specs {
 		all := s.all
 		if all == nil {
 			all = []string{s.name}
 		}
-		arms[i] = overflowArm{name: s.name, all: m.interns(all...), unless: m.interns(s.unless...), rule: s.rule}
+		if len(all) == 0 {
+			// eachOverflowArm rejects a text holding none of the union; an arm requiring
+			// nothing would need no needle.
+			panic("termination: overflow arm requires no needle: " + s.name)
+		}
+		arms[i] = overflowArm{name: s.name, rule: s.rule}
+		for _, n := range m.interns(all...) {
+			arms[i].all.add(n)
+			union.add(n)
+		}
+		for _, n := range m.interns(s.unless...) {
+			arms[i].unless.add(n)
+		}
 	}
-	return arms
+	return arms, union
 }
 
-// matches reports whether the arm holds for a text with needles set and token budget b.
-func (a *overflowArm) matches(set *needleSet, b tokenBudget) bool {
-	if !set.all(a.all) || set.any(a.unless) {
-		return false
+// eachOverflowArm calls yield with every arm that matches text, whose needles are set, in list
+// order, until yield returns false. An arm matches when set holds every needle of its all and
+// none of its unless, and its rule holds for the text's token budget. The budget is read at
+// most once, and only when an arm with a rule gets that far: it is a pure function of the text,
+// so reading it late changes no answer.
+func eachOverflowArm(text []byte, set *textScan, yield func(*overflowArm) bool) {
+	if !set.intersects(&classifyLex.overflowNeedles) {
+		return
 	}
-	switch a.rule {
+	budget, read := budgetUnstated, false
+	for i := range classifyLex.overflow {
+		a := &classifyLex.overflow[i]
+		if !set.hasAll(&a.all) || set.intersects(&a.unless) {
+			continue
+		}
+		if a.rule != ruleNone {
+			if !read {
+				budget, read = budgetOf(text, set), true
+			}
+			if !a.rule.holds(budget) {
+				continue
+			}
+		}
+		if !yield(a) {
+			return
+		}
+	}
+}
+
+// holds reports whether the rule holds for a text with token budget b.
+func (r overflowRule) holds(b tokenBudget) bool {
+	switch r {
 	case ruleNone:
 		return true
 	case ruleUnlessFits:
@@ -231,52 +268,45 @@ const (
 )
 
 // budgetOf reads the "Limit N, … Requested M" of an OpenAI or Groq tokens-per-minute (or
-// per-day) rejection out of the lower-cased text. It is read only when the text speaks of tokens
-// per some time unit, so a "recursion limit 25" or a limit on requests is never mistaken for
-// one.
-func budgetOf(text []byte, set *needleSet) tokenBudget {
+// per-day) rejection out of the lower-cased text, of which set is the scan. It is read only when
+// the text speaks of tokens per some time unit, so a "recursion limit 25" or a limit on requests
+// is never mistaken for one. N and M are the counts that follow the first "limit" and the first
+// "requested" to have one; the scan read them (countAt) as it found the words, so text itself
+// is not read again.
+func budgetOf(text []byte, set *textScan) tokenBudget {
+	_ = text // the scan has read from it what the budget needs
 	if !set.has(classifyLex.tokensPer) || !set.has(classifyLex.limitWord) || !set.has(classifyLex.requestedWord) {
 		return budgetUnstated
 	}
-	limit, ok1 := numberAfter(text, "limit")
-	requested, ok2 := numberAfter(text, "requested")
+	limit, requested := set.counts[classifyLex.limitCount], set.counts[classifyLex.requestedCount]
 	switch {
-	case !ok1 || !ok2:
+	case !limit.ok || !requested.ok:
 		return budgetUnstated
-	case requested > limit:
+	case requested.n > limit.n:
 		return budgetExceeded
 	}
 	return budgetFits
 }
 
-// numberAfter returns the first count that follows word (after spaces or a colon) in text,
-// reading digits and thousands separators; false when word is never followed by one.
-func numberAfter(text []byte, word string) (int64, bool) {
-	for rest := text; ; {
-		i := bytes.Index(rest, []byte(word))
-		if i < 0 {
-			return 0, false
-		}
-		rest = rest[i+len(word):]
-		j := 0
-		for j < len(rest) && (rest[j] == ' ' || rest[j] == ':') {
-			j++
-		}
-		var n int64
-		digits := 0
-		for ; j < len(rest) && digits < 18; j++ {
-			c := rest[j]
-			if c == ',' && digits > 0 && j+1 < len(rest) && '0' <= rest[j+1] && rest[j+1] <= '9' {
-				continue
-			}
-			if c < '0' || c > '9' {
-				break
-			}
-			n = n*10 + int64(c-'0')
-			digits++
-		}
-		if digits > 0 {
-			return n, true
-		}
+// countAt reads the count at the start of rest, after spaces or a colon: its digits and
+// thousands separators, at most eighteen digits. False when no digit comes first.
+func countAt(rest []byte) (int64, bool) {
+	j := 0
+	for j < len(rest) && (rest[j] == ' ' || rest[j] == ':') {
+		j++
 	}
+	var n int64
+	digits := 0
+	for ; j < len(rest) && digits < 18; j++ {
+		c := rest[j]
+		if c == ',' && digits > 0 && j+1 < len(rest) && '0' <= rest[j+1] && rest[j+1] <= '9' {
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+		digits++
+	}
+	return n, digits > 0
 }
