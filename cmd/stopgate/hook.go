@@ -29,17 +29,18 @@ Run 'stopgate help hook claude-code' for what the hook reads and answers.`,
 		subs: []*command{
 			hookClaudeCodeCommand(),
 			hookCodexCommand(),
+			hookGeminiCommand(),
 			{
 				name:    "install",
 				summary: "add a stop hook to a harness's settings",
 				usage:   "hook install claude-code [flags]",
-				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand()},
+				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand()},
 			},
 			{
 				name:    "uninstall",
 				summary: "remove a stop hook from a harness's settings",
 				usage:   "hook uninstall claude-code [flags]",
-				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand()},
+				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand()},
 			},
 		},
 	}
