@@ -36,6 +36,7 @@ mkdir -p "$prefix"
 
 # One line per harness, pinned: the e2e tests assert on the behaviour of these exact versions.
 install @anthropic-ai/claude-code 2.1.332
+install @google/gemini-cli 0.61.0
 install @openai/codex 0.169.0
 
 "$prefix/node_modules/.bin/claude" --version >&2
