@@ -1,9 +1,7 @@
 package hook
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,71 +117,9 @@ func ClaudeCode(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 	if opts != nil {
 		o = *opts
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- outcome{err: fmt.Errorf("internal error: panic: %v", r)}
-			}
-		}()
-		done <- o.decide(ctx, stdin)
-	}()
-	var out outcome
-	select {
-	case out = <-done:
-	case <-ctx.Done():
-	}
-	if err := parent.Err(); err != nil {
-		failOpen(stderr, fmt.Errorf("interrupted before a decision: %w", err))
-		return 0
-	}
-	if err := ctx.Err(); err != nil {
-		failOpen(stderr, fmt.Errorf("no decision within %v: %w", o.Timeout, err))
-		return 0
-	}
-	if out.err != nil {
-		failOpen(stderr, out.err)
-		return 0
-	}
-	for _, n := range out.notes {
-		fmt.Fprintf(stderr, "stopgate: %s\n", n)
-	}
-	if !out.decided {
-		return 0
-	}
-
-	answer, note := encodeAnswer(out.decision, out.event, o.Style)
-	if note != "" {
-		fmt.Fprintf(stderr, "stopgate: %s\n", note)
-	}
-	if out.statePath != "" {
-		if err := saveState(out.statePath, out.next); err != nil {
-			if answer != nil {
-				// A nudge that is not counted could be given again without bound.
-				failOpen(stderr, fmt.Errorf("cannot save the nudge budget: %w", err))
-				return 0
-			}
-			fmt.Fprintf(stderr, "stopgate: cannot save the nudge budget: %v\n", err)
-		}
-	}
-	if answer != nil {
-		if _, err := stdout.Write(answer); err != nil {
-			fmt.Fprintf(stderr, "stopgate: writing the answer: %v\n", err)
-		}
-	}
-	if o.Recorder != nil {
-		if err := record(ctx, o.Recorder, out.turn, out.decision); err != nil {
-			fmt.Fprintf(stderr, "stopgate: recording the decision: %v\n", err)
-		}
-	}
-	return 0
+	return invokeHook(ctx, stdin, stdout, stderr, o, o.decide, func(d stopgate.Decision, event string) ([]byte, string) {
+		return encodeAnswer(d, event, o.Style)
+	})
 }
 
 // failOpen reports err on stderr as the reason the stop proceeds.
@@ -211,78 +147,36 @@ type outcome struct {
 
 // decide does everything that may fail or take time: decoding, reading, deciding.
 func (o *Options) decide(ctx context.Context, stdin io.Reader) outcome {
-	var out outcome
 	p, err := DecodePayload(stdin)
 	if err != nil {
-		out.err = err
+		return outcome{err: err}
+	}
+	out, ok := decodeNotes(p.Ignored, p.Event(), EventStop, EventSubagentStop)
+	if !ok {
 		return out
-	}
-	if len(p.Ignored) > 0 {
-		out.notes = append(out.notes, "payload fields of an unexpected type, read as absent: "+strings.Join(p.Ignored, ", "))
-	}
-	out.event = p.Event()
-	if out.event != EventStop && out.event != EventSubagentStop {
-		out.notes = append(out.notes, fmt.Sprintf("hook event %q is not Stop or SubagentStop; nothing to decide", out.event))
-		return out
-	}
-
-	path := p.TranscriptPath
-	if out.event == EventSubagentStop {
-		path = p.AgentTranscriptPath
-		if path == "" {
-			out.notes = append(out.notes, "no agent_transcript_path in the SubagentStop payload; deciding on the payload alone")
-		}
 	}
 	var s *transcript.Session
-	if path != "" {
+	if path := stopTranscriptPath(&out, p.TranscriptPath, p.AgentTranscriptPath); path != "" {
 		s, err = transcript.ReadFile(expandPath(path, p.CWD), nil)
 		if err != nil {
 			s = nil
 			out.notes = append(out.notes, fmt.Sprintf("transcript unreadable (%s); deciding on the payload alone", oneLine(err.Error())))
 		}
 	}
+	t := ClaudeCodeTurn(p, s, o.now())
+	return o.decideBudgeted(ctx, t, p.StopHookActive, out)
+}
 
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
+// stopTranscriptPath returns the transcript to read for a Stop or SubagentStop: on
+// SubagentStop the sub-agent's own, agent (noting in out when there is none), else main.
+func stopTranscriptPath(out *outcome, main, agent string) string {
+	if out.event != EventSubagentStop {
+		return main
 	}
-	t := ClaudeCodeTurn(p, s, now())
-
-	if o.StateDir != "" && t.Session != "" {
-		out.statePath = statePath(o.StateDir, t.Session, t.Agent)
+	if agent == "" {
+		out.notes = append(out.notes, "no agent_transcript_path in the SubagentStop payload; deciding on the payload alone")
 	}
-	var prev state
-	var found bool
-	var stateErr error
-	if out.statePath != "" {
-		prev, found, stateErr = loadState(out.statePath)
-	}
-	switch {
-	case out.statePath == "" && p.StopHookActive:
-		out.notes = append(out.notes, "stop_hook_active and no state kept for this session: not nudging twice in a row")
-		return out
-	case stateErr != nil && p.StopHookActive:
-		out.notes = append(out.notes, fmt.Sprintf("nudge budget unreadable (%s) and stop_hook_active: letting the agent stop", oneLine(stateErr.Error())))
-		return out
-	case stateErr != nil:
-		out.notes = append(out.notes, fmt.Sprintf("nudge budget unreadable (%s); starting from none given", oneLine(stateErr.Error())))
-	case !found && p.StopHookActive:
-		out.notes = append(out.notes, "stop_hook_active but no nudge budget on record for this session: letting the agent stop")
-		return out
-	}
-	var sameRun bool
-	t.Nudges, sameRun = carryNudges(t, prev, found, p.StopHookActive)
-
-	sup := o.Supervisor
-	if sup == nil {
-		sup = stopgate.New(stopgate.Config{})
-	}
-	out.turn, out.decision, out.decided = t, sup.Decide(ctx, t), true
-	out.next = state{Run: t.RunStartedAt, Nudges: out.decision.Nudges}
-	if out.next.Run.IsZero() && sameRun {
-		out.next.Run = prev.Run
-	}
-	return out
+	return agent
 }
 
 // carryNudges returns the turn's nudges given the state of the previous decision, and whether
@@ -332,39 +226,18 @@ func record(ctx context.Context, r Recorder, t stopgate.Turn, d stopgate.Decisio
 // encodeAnswer returns what to write on stdout for d (nil to let the agent stop), and a note
 // for stderr when the answer is not what the verdict says.
 func encodeAnswer(d stopgate.Decision, event string, style Style) ([]byte, string) {
-	switch d.Verdict {
-	case stopgate.Continue:
-	case stopgate.Retry:
-		return nil, fmt.Sprintf("a retry was advised (%s), but a stop hook cannot resend a request; letting the agent stop", d.Check)
-	default:
-		return nil, ""
-	}
-	msg := cutMessage(d.Message)
-	if strings.TrimSpace(msg) == "" {
-		return nil, fmt.Sprintf("check %s continued the run without a message; letting the agent stop", d.Check)
-	}
-	var v any
-	if style == StyleContext {
-		type specific struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
+	return answerJSON(d, func(msg string) any {
+		if style == StyleContext {
+			type specific struct {
+				HookEventName     string `json:"hookEventName"`
+				AdditionalContext string `json:"additionalContext"`
+			}
+			return struct {
+				HookSpecificOutput specific `json:"hookSpecificOutput"`
+			}{specific{event, msg}}
 		}
-		v = struct {
-			HookSpecificOutput specific `json:"hookSpecificOutput"`
-		}{specific{event, msg}}
-	} else {
-		v = struct {
-			Decision string `json:"decision"`
-			Reason   string `json:"reason"`
-		}{"block", msg}
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Sprintf("encoding the answer: %v; letting the agent stop", err)
-	}
-	return b.Bytes(), ""
+		return decisionReason{"block", msg}
+	})
 }
 
 // cutMessage bounds msg to MaxMessageBytes at a rune boundary, marking the cut.

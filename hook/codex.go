@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/transcript"
 )
 
@@ -37,35 +38,23 @@ func Codex(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts 
 	if opts != nil {
 		o = *opts
 	}
-	o.Style = StyleBlock
-	return invokeHook(ctx, stdin, stdout, stderr, o, o.decideCodex)
+	return invokeHook(ctx, stdin, stdout, stderr, o, o.decideCodex, func(d stopgate.Decision, event string) ([]byte, string) {
+		return encodeAnswer(d, event, StyleBlock)
+	})
 }
 
 // decideCodex does everything that may fail or take time for one Codex invocation.
 func (o *Options) decideCodex(ctx context.Context, stdin io.Reader) outcome {
-	var out outcome
 	p, err := DecodeCodexPayload(stdin)
 	if err != nil {
-		out.err = err
+		return outcome{err: err}
+	}
+	out, ok := decodeNotes(p.Ignored, p.Event(), EventStop, EventSubagentStop)
+	if !ok {
 		return out
-	}
-	if n := ignoredNote(p.Ignored); n != "" {
-		out.notes = append(out.notes, n)
-	}
-	out.event = p.Event()
-	if out.event != EventStop && out.event != EventSubagentStop {
-		out.notes = append(out.notes, fmt.Sprintf("hook event %q is not Stop or SubagentStop; nothing to decide", out.event))
-		return out
-	}
-	path := p.TranscriptPath
-	if out.event == EventSubagentStop {
-		path = p.AgentTranscriptPath
-		if path == "" {
-			out.notes = append(out.notes, "no agent_transcript_path in the SubagentStop payload; deciding on the payload alone")
-		}
 	}
 	var s *transcript.CodexSession
-	if path != "" {
+	if path := stopTranscriptPath(&out, p.TranscriptPath, p.AgentTranscriptPath); path != "" {
 		s, err = transcript.ReadCodexFile(expandPath(path, p.CWD), nil)
 		if err != nil {
 			s = nil

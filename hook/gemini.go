@@ -1,13 +1,9 @@
 package hook
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/transcript"
@@ -47,71 +43,11 @@ func GeminiCLI(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, o
 	if opts != nil {
 		o = *opts
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- outcome{err: fmt.Errorf("internal error: panic: %v", r)}
-			}
-		}()
-		done <- geminiDecide(ctx, &o, stdin)
-	}()
-	var out outcome
-	select {
-	case out = <-done:
-	case <-ctx.Done():
-	}
-	if err := parent.Err(); err != nil {
-		failOpen(stderr, fmt.Errorf("interrupted before a decision: %w", err))
-		return 0
-	}
-	if err := ctx.Err(); err != nil {
-		failOpen(stderr, fmt.Errorf("no decision within %v: %w", o.Timeout, err))
-		return 0
-	}
-	if out.err != nil {
-		failOpen(stderr, out.err)
-		return 0
-	}
-	for _, n := range out.notes {
-		fmt.Fprintf(stderr, "stopgate: %s\n", n)
-	}
-	if !out.decided {
-		return 0
-	}
-
-	answer, note := geminiAnswer(out.decision)
-	if note != "" {
-		fmt.Fprintf(stderr, "stopgate: %s\n", note)
-	}
-	if out.statePath != "" {
-		if err := saveState(out.statePath, out.next); err != nil {
-			if answer != nil {
-				// A nudge that is not counted could be given again without bound.
-				failOpen(stderr, fmt.Errorf("cannot save the nudge budget: %w", err))
-				return 0
-			}
-			fmt.Fprintf(stderr, "stopgate: cannot save the nudge budget: %v\n", err)
-		}
-	}
-	if answer != nil {
-		if _, err := stdout.Write(answer); err != nil {
-			fmt.Fprintf(stderr, "stopgate: writing the answer: %v\n", err)
-		}
-	}
-	if o.Recorder != nil {
-		if err := record(ctx, o.Recorder, out.turn, out.decision); err != nil {
-			fmt.Fprintf(stderr, "stopgate: recording the decision: %v\n", err)
-		}
-	}
-	return 0
+	return invokeHook(ctx, stdin, stdout, stderr, o, func(ctx context.Context, stdin io.Reader) outcome {
+		return geminiDecide(ctx, &o, stdin)
+	}, func(d stopgate.Decision, _ string) ([]byte, string) {
+		return geminiAnswer(d)
+	})
 }
 
 // geminiStateKey is the session key of a Gemini CLI session's state file, kept apart from any
@@ -121,21 +57,14 @@ func geminiStateKey(session string) string { return "gemini-" + session }
 // geminiDecide does everything that may fail or take time for one invocation: decoding,
 // reading, deciding.
 func geminiDecide(ctx context.Context, o *Options, stdin io.Reader) outcome {
-	var out outcome
 	p, err := DecodeGeminiPayload(stdin)
 	if err != nil {
-		out.err = err
+		return outcome{err: err}
+	}
+	out, ok := decodeNotes(p.Ignored, p.Event(), EventAfterAgent)
+	if !ok {
 		return out
 	}
-	if len(p.Ignored) > 0 {
-		out.notes = append(out.notes, "payload fields of an unexpected type, read as absent: "+strings.Join(p.Ignored, ", "))
-	}
-	out.event = p.Event()
-	if out.event != EventAfterAgent {
-		out.notes = append(out.notes, fmt.Sprintf("hook event %q is not AfterAgent; nothing to decide", out.event))
-		return out
-	}
-
 	var s *transcript.GeminiSession
 	if p.TranscriptPath != "" {
 		s, err = transcript.ReadGeminiFile(expandPath(p.TranscriptPath, p.CWD), nil)
@@ -144,78 +73,14 @@ func geminiDecide(ctx context.Context, o *Options, stdin io.Reader) outcome {
 			out.notes = append(out.notes, fmt.Sprintf("session file unreadable (%s); deciding on the payload alone", oneLine(err.Error())))
 		}
 	}
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
-	}
-	t := GeminiCLITurn(p, s, now())
-
-	if o.StateDir != "" && t.Session != "" {
-		out.statePath = statePath(o.StateDir, geminiStateKey(t.Session), "")
-	}
-	var prev state
-	var found bool
-	var stateErr error
-	if out.statePath != "" {
-		prev, found, stateErr = loadState(out.statePath)
-	}
-	// The stop follows one of this run's nudges: a chain of them, whatever stop_hook_active
-	// says. A run start either side does not know cannot tell runs apart, and counts as the
-	// same run, as ClaudeCode counts a chain of blocked stops.
-	chained := found && prev.Nudges.Consecutive > 0 &&
-		(t.RunStartedAt.IsZero() || prev.Run.IsZero() || t.RunStartedAt.Equal(prev.Run))
-	active := p.StopHookActive || chained
-	switch {
-	case out.statePath == "" && active:
-		out.notes = append(out.notes, "stop_hook_active and no state kept for this session: not nudging twice in a row")
-		return out
-	case stateErr != nil && active:
-		out.notes = append(out.notes, fmt.Sprintf("nudge budget unreadable (%s) and stop_hook_active: letting the agent stop", oneLine(stateErr.Error())))
-		return out
-	case stateErr != nil:
-		out.notes = append(out.notes, fmt.Sprintf("nudge budget unreadable (%s); starting from none given", oneLine(stateErr.Error())))
-	case !found && active:
-		out.notes = append(out.notes, "stop_hook_active but no nudge budget on record for this session: letting the agent stop")
-		return out
-	}
-	var sameRun bool
-	t.Nudges, sameRun = carryNudges(t, prev, found, active)
-
-	sup := o.Supervisor
-	if sup == nil {
-		sup = stopgate.New(stopgate.Config{})
-	}
-	out.turn, out.decision, out.decided = t, sup.Decide(ctx, t), true
-	out.next = state{Run: t.RunStartedAt, Nudges: out.decision.Nudges}
-	if out.next.Run.IsZero() && sameRun {
-		out.next.Run = prev.Run
-	}
-	return out
+	t := GeminiCLITurn(p, s, o.now())
+	// Gemini CLI clears stop_hook_active once the model has called a tool after a denial, so
+	// a stop after one of this run's nudges counts as in a row whatever the flag says.
+	return o.decideWithState(ctx, t, stateKey{geminiStateKey(t.Session), ""}, p.StopHookActive, true, out)
 }
 
 // geminiAnswer returns what to write on stdout for d (nil to let the agent stop), and a note
 // for stderr when the answer is not what the verdict says.
 func geminiAnswer(d stopgate.Decision) ([]byte, string) {
-	switch d.Verdict {
-	case stopgate.Continue:
-	case stopgate.Retry:
-		return nil, fmt.Sprintf("a retry was advised (%s), but a stop hook cannot resend a request; letting the agent stop", d.Check)
-	default:
-		return nil, ""
-	}
-	msg := cutMessage(d.Message)
-	if strings.TrimSpace(msg) == "" {
-		return nil, fmt.Sprintf("check %s continued the run without a message; letting the agent stop", d.Check)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	v := struct {
-		Decision string `json:"decision"`
-		Reason   string `json:"reason"`
-	}{"deny", msg}
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Sprintf("encoding the answer: %v; letting the agent stop", err)
-	}
-	return b.Bytes(), ""
+	return answerJSON(d, func(msg string) any { return decisionReason{"deny", msg} })
 }
