@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -22,11 +21,7 @@ var ErrCodexHooks = errors.New("invalid Codex hooks file")
 // CodexCommand returns the shell command line that runs `exe hook codex args...`, each word
 // quoted for a POSIX shell (Codex runs command hooks through the user's shell).
 func CodexCommand(exe string, args ...string) string {
-	words := append([]string{exe, "hook", "codex"}, args...)
-	for i, w := range words {
-		words[i] = shellQuote(w)
-	}
-	return strings.Join(words, " ")
+	return hookCommand(exe, "codex", args)
 }
 
 // IsCodexHookCommand reports whether the command line runs stopgate's Codex hook: after any
@@ -34,18 +29,15 @@ func CodexCommand(exe string, args ...string) string {
 // hook and codex. This is how UninstallCodex tells the handlers InstallCodex added from
 // everyone else's.
 func IsCodexHookCommand(command string) bool {
-	words, ok := shellWords(command)
-	if !ok {
-		return false
-	}
-	for len(words) > 0 && isAssignment(words[0]) {
-		words = words[1:]
-	}
-	if len(words) < 3 {
-		return false
-	}
-	name := filepath.Base(strings.ReplaceAll(words[0], `\`, "/"))
-	return strings.HasPrefix(name, "stopgate") && words[1] == "hook" && words[2] == "codex"
+	return isHookCommand(command, "codex")
+}
+
+// codexHooks is the Codex hooks.json: the same shape and handler as Claude Code's settings.
+var codexHooks = hooksFile{
+	err:        ErrCodexHooks,
+	events:     claudeCodeSettings.events,
+	ours:       IsCodexHookCommand,
+	newHandler: claudeCodeSettings.newHandler,
 }
 
 // InstallCodex adds command as a command hook for Stop and for SubagentStop to the Codex
@@ -63,20 +55,7 @@ func IsCodexHookCommand(command string) bool {
 // project's hooks only in a project the user has trusted; an untrusted hook is skipped
 // silently. Installing does neither: trusting is the user's review to make.
 func InstallCodex(hooksPath, command string) (changed bool, err error) {
-	if !IsCodexHookCommand(command) {
-		return false, fmt.Errorf("%w: %q", ErrNotHookCommand, command)
-	}
-	return editCodexHooks(hooksPath, true, func(hooks *object) (bool, error) {
-		changed := false
-		for _, event := range []string{EventStop, EventSubagentStop} {
-			c, err := installHandler(hooks, event, command, IsCodexHookCommand)
-			if err != nil {
-				return false, err
-			}
-			changed = changed || c
-		}
-		return changed, nil
-	})
+	return codexHooks.install(hooksPath, command)
 }
 
 // UninstallCodex removes the handlers IsCodexHookCommand recognises from the Stop and
@@ -85,194 +64,7 @@ func InstallCodex(hooksPath, command string) (changed bool, err error) {
 // is no error and no change. Trust entries Codex keeps in config.toml for removed handlers
 // are left for Codex to ignore.
 func UninstallCodex(hooksPath string) (changed bool, err error) {
-	return editCodexHooks(hooksPath, false, func(hooks *object) (bool, error) {
-		changed := false
-		for _, event := range []string{EventStop, EventSubagentStop} {
-			c, err := uninstallHandlers(hooks, event, IsCodexHookCommand)
-			if err != nil {
-				return false, err
-			}
-			changed = changed || c
-		}
-		return changed, nil
-	})
-}
-
-// editCodexHooks is editSettings for a Codex hooks.json, reporting errors as ErrCodexHooks.
-func editCodexHooks(path string, create bool, edit func(hooks *object) (bool, error)) (bool, error) {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	data, err := os.ReadFile(path)
-	mode := fs.FileMode(0o644)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if !create {
-			return false, nil
-		}
-		data = nil
-	case err != nil:
-		return false, err
-	default:
-		if info, err := os.Stat(path); err == nil {
-			mode = info.Mode().Perm()
-		}
-	}
-	var top object
-	if len(bytes.TrimSpace(data)) > 0 {
-		if top, err = decodeObject(data); err != nil {
-			return false, fmt.Errorf("%s: %w: %w", path, ErrCodexHooks, err)
-		}
-	}
-	var hooks object
-	i := top.index("hooks")
-	if i >= 0 && !isNull(bytesOf(top[i].node)) {
-		if hooks, err = decodeObject(bytesOf(top[i].node)); err != nil {
-			return false, fmt.Errorf("%s: %w: \"hooks\": %w", path, ErrCodexHooks, err)
-		}
-	}
-	changed, err := edit(&hooks)
-	if err != nil {
-		return false, fmt.Errorf("%s: %w: %w", path, ErrCodexHooks, err)
-	}
-	if !changed {
-		return false, nil
-	}
-	switch {
-	case len(hooks) == 0 && i >= 0:
-		top = append(top[:i], top[i+1:]...)
-	case i >= 0:
-		top[i] = member{key: "hooks", node: hooks}
-	default:
-		top = append(top, member{key: "hooks", node: hooks})
-	}
-	var b bytes.Buffer
-	top.write(&b, indentUnit(data), 0)
-	b.WriteByte('\n')
-	if err := writeFileAtomic(path, b.Bytes(), mode); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-// installHandler makes command the one handler of event that ours recognises. It is
-// installEvent with the recogniser as a parameter.
-func installHandler(hooks *object, event, command string, ours func(string) bool) (bool, error) {
-	groups, i, err := eventGroups(*hooks, event)
-	if err != nil {
-		return false, err
-	}
-	found, changed := false, false
-	for gi := 0; gi < len(groups); gi++ {
-		g, handlers, ok := groupHandlers(groups[gi])
-		if !ok {
-			continue
-		}
-		var kept []node
-		touched := false
-		for _, h := range handlers {
-			obj, cmd, isOurs := commandHandler(h, ours)
-			switch {
-			case !isOurs:
-				kept = append(kept, h)
-			case found:
-				touched = true
-			case cmd == command:
-				found = true
-				kept = append(kept, h)
-			default:
-				found, touched = true, true
-				obj.set("command", quote(command))
-				kept = append(kept, obj)
-			}
-		}
-		if !touched {
-			continue
-		}
-		changed = true
-		if len(kept) == 0 {
-			groups = append(groups[:gi], groups[gi+1:]...)
-			gi--
-			continue
-		}
-		g.set("hooks", array(kept))
-		groups[gi] = g
-	}
-	if !found {
-		changed = true
-		h := object{
-			{key: "type", node: quote("command")},
-			{key: "command", node: quote(command)},
-			{key: "timeout", node: raw(strconv.Itoa(HandlerTimeout))},
-		}
-		groups = append(groups, object{{key: "hooks", node: array{h}}})
-	}
-	if changed {
-		hooks.put(i, event, array(groups))
-	}
-	return changed, nil
-}
-
-// uninstallHandlers removes the handlers of event that ours recognises. It is uninstallEvent
-// with the recogniser as a parameter.
-func uninstallHandlers(hooks *object, event string, ours func(string) bool) (bool, error) {
-	groups, i, err := eventGroups(*hooks, event)
-	if err != nil || i < 0 {
-		return false, err
-	}
-	changed := false
-	for gi := 0; gi < len(groups); gi++ {
-		g, handlers, ok := groupHandlers(groups[gi])
-		if !ok {
-			continue
-		}
-		var kept []node
-		for _, h := range handlers {
-			if _, _, isOurs := commandHandler(h, ours); !isOurs {
-				kept = append(kept, h)
-			}
-		}
-		if len(kept) == len(handlers) {
-			continue
-		}
-		changed = true
-		if len(kept) == 0 {
-			groups = append(groups[:gi], groups[gi+1:]...)
-			gi--
-			continue
-		}
-		g.set("hooks", array(kept))
-		groups[gi] = g
-	}
-	switch {
-	case !changed:
-	case len(groups) == 0:
-		*hooks = append((*hooks)[:i], (*hooks)[i+1:]...)
-	default:
-		hooks.put(i, event, array(groups))
-	}
-	return changed, nil
-}
-
-// commandHandler decodes a hook handler and reports whether it is a command hook ours
-// recognises.
-func commandHandler(h node, ours func(string) bool) (object, string, bool) {
-	r, isRaw := h.(raw)
-	if !isRaw {
-		return nil, "", false
-	}
-	var v struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(r, &v) != nil || v.Type != "command" || !ours(v.Command) {
-		return nil, "", false
-	}
-	obj, err := decodeObject(r)
-	if err != nil {
-		return nil, "", false
-	}
-	return obj, v.Command, true
+	return codexHooks.uninstall(hooksPath)
 }
 
 // CodexHookTrust is the trust record Codex keeps for one hook handler in the user's

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -33,11 +31,7 @@ var ErrGeminiSettings = errors.New("invalid Gemini CLI settings")
 // GeminiCommand returns the shell command line that runs `exe hook gemini-cli args...`, each
 // word quoted for a POSIX shell (Gemini CLI runs command hooks through bash -c).
 func GeminiCommand(exe string, args ...string) string {
-	words := append([]string{exe, "hook", "gemini-cli"}, args...)
-	for i, w := range words {
-		words[i] = shellQuote(w)
-	}
-	return strings.Join(words, " ")
+	return hookCommand(exe, "gemini-cli", args)
 }
 
 // IsGeminiHookCommand reports whether the command line runs stopgate's Gemini CLI hook: after
@@ -45,18 +39,23 @@ func GeminiCommand(exe string, args ...string) string {
 // hook and gemini-cli. This is how UninstallGemini tells the handler InstallGemini added from
 // everyone else's.
 func IsGeminiHookCommand(command string) bool {
-	words, ok := shellWords(command)
-	if !ok {
-		return false
-	}
-	for len(words) > 0 && isAssignment(words[0]) {
-		words = words[1:]
-	}
-	if len(words) < 3 {
-		return false
-	}
-	name := filepath.Base(strings.ReplaceAll(words[0], `\`, "/"))
-	return strings.HasPrefix(name, "stopgate") && words[1] == "hook" && words[2] == "gemini-cli"
+	return isHookCommand(command, "gemini-cli")
+}
+
+// geminiSettings is the Gemini CLI settings.json: stopgate's handler under AfterAgent, named,
+// with its timeout in milliseconds.
+var geminiSettings = hooksFile{
+	err:    ErrGeminiSettings,
+	events: []string{EventAfterAgent},
+	ours:   IsGeminiHookCommand,
+	newHandler: func(command string) object {
+		return object{
+			{key: "name", node: quote(GeminiHookName)},
+			{key: "type", node: quote("command")},
+			{key: "command", node: quote(command)},
+			{key: "timeout", node: raw(strconv.FormatInt(GeminiHandlerTimeout.Milliseconds(), 10))},
+		}
+	},
 }
 
 // InstallGemini adds command as an AfterAgent command hook to the Gemini CLI settings file at
@@ -72,12 +71,7 @@ func IsGeminiHookCommand(command string) bool {
 // another command is updated in place, and any second one removed. A file that cannot be
 // edited is an error wrapping ErrGeminiSettings and is not written.
 func InstallGemini(settingsPath, command string) (changed bool, err error) {
-	if !IsGeminiHookCommand(command) {
-		return false, fmt.Errorf("%w: %q", ErrNotHookCommand, command)
-	}
-	return geminiEditSettings(settingsPath, true, func(hooks *object) (bool, error) {
-		return geminiInstallEvent(hooks, command)
-	})
+	return geminiSettings.install(settingsPath, command)
 }
 
 // UninstallGemini removes the handlers IsGeminiHookCommand recognises from the AfterAgent
@@ -85,7 +79,7 @@ func InstallGemini(settingsPath, command string) (changed bool, err error) {
 // the "hooks" object the removal leaves empty, and reports whether the file changed. Everything
 // else is kept. A missing file is no error and no change.
 func UninstallGemini(settingsPath string) (changed bool, err error) {
-	return geminiEditSettings(settingsPath, false, geminiUninstallEvent)
+	return geminiSettings.uninstall(settingsPath)
 }
 
 // GeminiHooksDisabled reports what in the Gemini CLI settings file at settingsPath would keep
@@ -149,180 +143,4 @@ func GeminiHooksDisabled(settingsPath string) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// geminiEditSettings reads the settings file, hands its "hooks" object to edit, and writes
-// the file back if edit changed it, as editSettings does for Claude Code.
-func geminiEditSettings(path string, create bool, edit func(hooks *object) (bool, error)) (bool, error) {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	data, err := os.ReadFile(path)
-	mode := fs.FileMode(0o644)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if !create {
-			return false, nil
-		}
-		data = nil
-	case err != nil:
-		return false, err
-	default:
-		if info, err := os.Stat(path); err == nil {
-			mode = info.Mode().Perm()
-		}
-	}
-	var top object
-	if len(bytes.TrimSpace(data)) > 0 {
-		if top, err = decodeObject(data); err != nil {
-			return false, fmt.Errorf("%s: %w: %w", path, ErrGeminiSettings, err)
-		}
-	}
-	var hooks object
-	i := top.index("hooks")
-	if i >= 0 && !isNull(bytesOf(top[i].node)) {
-		if hooks, err = decodeObject(bytesOf(top[i].node)); err != nil {
-			return false, fmt.Errorf("%s: %w: \"hooks\": %w", path, ErrGeminiSettings, err)
-		}
-	}
-	changed, err := edit(&hooks)
-	if err != nil {
-		return false, fmt.Errorf("%s: %w: %w", path, ErrGeminiSettings, err)
-	}
-	if !changed {
-		return false, nil
-	}
-	switch {
-	case len(hooks) == 0 && i >= 0:
-		top = append(top[:i], top[i+1:]...)
-	case i >= 0:
-		top[i] = member{key: "hooks", node: hooks}
-	default:
-		top = append(top, member{key: "hooks", node: hooks})
-	}
-	var b bytes.Buffer
-	top.write(&b, indentUnit(data), 0)
-	b.WriteByte('\n')
-	if err := writeFileAtomic(path, b.Bytes(), mode); err != nil {
-		return false, err
-	}
-	return true, nil
-}
-
-// geminiHandler decodes a hook handler and reports whether it is stopgate's Gemini CLI hook.
-func geminiHandler(h node) (object, string, bool) {
-	r, isRaw := h.(raw)
-	if !isRaw {
-		return nil, "", false
-	}
-	var v struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(r, &v) != nil || v.Type != "command" || !IsGeminiHookCommand(v.Command) {
-		return nil, "", false
-	}
-	obj, err := decodeObject(r)
-	if err != nil {
-		return nil, "", false
-	}
-	return obj, v.Command, true
-}
-
-// geminiInstallEvent makes command the one stopgate handler of AfterAgent.
-func geminiInstallEvent(hooks *object, command string) (bool, error) {
-	groups, i, err := eventGroups(*hooks, EventAfterAgent)
-	if err != nil {
-		return false, err
-	}
-	found, changed := false, false
-	for gi := 0; gi < len(groups); gi++ {
-		g, handlers, ok := groupHandlers(groups[gi])
-		if !ok {
-			continue
-		}
-		var kept []node
-		touched := false
-		for _, h := range handlers {
-			obj, cmd, ours := geminiHandler(h)
-			switch {
-			case !ours:
-				kept = append(kept, h)
-			case found: // a second stopgate handler: one is enough
-				touched = true
-			case cmd == command:
-				found = true
-				kept = append(kept, h)
-			default:
-				found, touched = true, true
-				obj.set("command", quote(command))
-				kept = append(kept, obj)
-			}
-		}
-		if !touched {
-			continue
-		}
-		changed = true
-		if len(kept) == 0 {
-			groups = append(groups[:gi], groups[gi+1:]...)
-			gi--
-			continue
-		}
-		g.set("hooks", array(kept))
-		groups[gi] = g
-	}
-	if !found {
-		changed = true
-		h := object{
-			{key: "name", node: quote(GeminiHookName)},
-			{key: "type", node: quote("command")},
-			{key: "command", node: quote(command)},
-			{key: "timeout", node: raw(strconv.FormatInt(GeminiHandlerTimeout.Milliseconds(), 10))},
-		}
-		groups = append(groups, object{{key: "hooks", node: array{h}}})
-	}
-	if changed {
-		hooks.put(i, EventAfterAgent, array(groups))
-	}
-	return changed, nil
-}
-
-// geminiUninstallEvent removes the stopgate handlers of AfterAgent.
-func geminiUninstallEvent(hooks *object) (bool, error) {
-	groups, i, err := eventGroups(*hooks, EventAfterAgent)
-	if err != nil || i < 0 {
-		return false, err
-	}
-	changed := false
-	for gi := 0; gi < len(groups); gi++ {
-		g, handlers, ok := groupHandlers(groups[gi])
-		if !ok {
-			continue
-		}
-		var kept []node
-		for _, h := range handlers {
-			if _, _, ours := geminiHandler(h); !ours {
-				kept = append(kept, h)
-			}
-		}
-		if len(kept) == len(handlers) {
-			continue
-		}
-		changed = true
-		if len(kept) == 0 {
-			groups = append(groups[:gi], groups[gi+1:]...)
-			gi--
-			continue
-		}
-		g.set("hooks", array(kept))
-		groups[gi] = g
-	}
-	switch {
-	case !changed:
-	case len(groups) == 0:
-		*hooks = append((*hooks)[:i], (*hooks)[i+1:]...)
-	default:
-		hooks.put(i, EventAfterAgent, array(groups))
-	}
-	return changed, nil
 }

@@ -31,11 +31,7 @@ var ErrNotHookCommand = errors.New("not a stopgate hook command")
 // Command returns the shell command line that runs `exe hook claude-code args...`, each word
 // quoted for a POSIX shell (Claude Code runs command hooks through a shell).
 func Command(exe string, args ...string) string {
-	words := append([]string{exe, "hook", "claude-code"}, args...)
-	for i, w := range words {
-		words[i] = shellQuote(w)
-	}
-	return strings.Join(words, " ")
+	return hookCommand(exe, "claude-code", args)
 }
 
 // IsHookCommand reports whether the command line runs stopgate's Claude Code hook: after any
@@ -43,6 +39,23 @@ func Command(exe string, args ...string) string {
 // stopgate.exe, a renamed stopgate-dev), then the words hook and claude-code. This is how
 // Uninstall tells the handlers Install added from everyone else's.
 func IsHookCommand(command string) bool {
+	return isHookCommand(command, "claude-code")
+}
+
+// hookCommand returns the shell command line that runs `exe hook harness args...`, each word
+// quoted for a POSIX shell.
+func hookCommand(exe, harness string, args []string) string {
+	words := append([]string{exe, "hook", harness}, args...)
+	for i, w := range words {
+		words[i] = shellQuote(w)
+	}
+	return strings.Join(words, " ")
+}
+
+// isHookCommand reports whether the command line runs `stopgate hook harness`: after any
+// VAR=value assignments, a program whose file name begins with "stopgate", then the words hook
+// and harness.
+func isHookCommand(command, harness string) bool {
 	words, ok := shellWords(command)
 	if !ok {
 		return false
@@ -54,7 +67,65 @@ func IsHookCommand(command string) bool {
 		return false
 	}
 	name := filepath.Base(strings.ReplaceAll(words[0], `\`, "/"))
-	return strings.HasPrefix(name, "stopgate") && words[1] == "hook" && words[2] == "claude-code"
+	return strings.HasPrefix(name, "stopgate") && words[1] == "hook" && words[2] == harness
+}
+
+// hooksFile is what one harness's hooks file adds to the settings core: the error its
+// problems wrap, the events stopgate's handler goes under, how to tell that handler from
+// others, and the handler to add.
+type hooksFile struct {
+	err        error
+	events     []string
+	ours       func(command string) bool
+	newHandler func(command string) object
+}
+
+// claudeCodeSettings is the Claude Code settings.json.
+var claudeCodeSettings = hooksFile{
+	err:    ErrSettings,
+	events: []string{EventStop, EventSubagentStop},
+	ours:   IsHookCommand,
+	newHandler: func(command string) object {
+		return object{
+			{key: "type", node: quote("command")},
+			{key: "command", node: quote(command)},
+			{key: "timeout", node: raw(strconv.Itoa(HandlerTimeout))},
+		}
+	},
+}
+
+// install makes command the one stopgate handler of each of f's events in the file at path,
+// creating it if need be, and reports whether the file changed.
+func (f hooksFile) install(path, command string) (bool, error) {
+	if !f.ours(command) {
+		return false, fmt.Errorf("%w: %q", ErrNotHookCommand, command)
+	}
+	return f.edit(path, true, func(hooks *object, event string) (bool, error) {
+		return installHandler(hooks, event, command, f.ours, f.newHandler)
+	})
+}
+
+// uninstall removes the stopgate handlers of f's events from the file at path, and reports
+// whether the file changed.
+func (f hooksFile) uninstall(path string) (bool, error) {
+	return f.edit(path, false, func(hooks *object, event string) (bool, error) {
+		return uninstallHandlers(hooks, event, f.ours)
+	})
+}
+
+// edit applies editEvent to each of f's events in the "hooks" object of the file at path.
+func (f hooksFile) edit(path string, create bool, editEvent func(hooks *object, event string) (bool, error)) (bool, error) {
+	return editSettings(path, create, f.err, func(hooks *object) (bool, error) {
+		changed := false
+		for _, event := range f.events {
+			c, err := editEvent(hooks, event)
+			if err != nil {
+				return false, err
+			}
+			changed = changed || c
+		}
+		return changed, nil
+	})
 }
 
 // Install adds command as a command hook for Stop and for SubagentStop to the Claude Code
@@ -68,20 +139,7 @@ func IsHookCommand(command string) bool {
 // "hooks" is not in Claude Code's shape, is an error wrapping ErrSettings and is not written.
 // The file is replaced atomically and keeps its permissions; a symbolic link is followed.
 func Install(settingsPath string, command string) (changed bool, err error) {
-	if !IsHookCommand(command) {
-		return false, fmt.Errorf("%w: %q", ErrNotHookCommand, command)
-	}
-	return editSettings(settingsPath, true, func(hooks *object) (bool, error) {
-		changed := false
-		for _, event := range []string{EventStop, EventSubagentStop} {
-			c, err := installEvent(hooks, event, command)
-			if err != nil {
-				return false, err
-			}
-			changed = changed || c
-		}
-		return changed, nil
-	})
+	return claudeCodeSettings.install(settingsPath, command)
 }
 
 // Uninstall removes the handlers IsHookCommand recognises from the Stop and SubagentStop hooks
@@ -89,22 +147,13 @@ func Install(settingsPath string, command string) (changed bool, err error) {
 // Matcher groups, events and the "hooks" object left empty by the removal are removed too;
 // everything else is kept as Install keeps it. A missing file is no error and no change.
 func Uninstall(settingsPath string) (changed bool, err error) {
-	return editSettings(settingsPath, false, func(hooks *object) (bool, error) {
-		changed := false
-		for _, event := range []string{EventStop, EventSubagentStop} {
-			c, err := uninstallEvent(hooks, event)
-			if err != nil {
-				return false, err
-			}
-			changed = changed || c
-		}
-		return changed, nil
-	})
+	return claudeCodeSettings.uninstall(settingsPath)
 }
 
 // editSettings reads the settings file, hands its "hooks" object to edit, and writes the file
 // back if edit changed it. A "hooks" object edit leaves empty is removed if edit changed it.
-func editSettings(path string, create bool, edit func(hooks *object) (bool, error)) (bool, error) {
+// A file that cannot be edited is an error wrapping invalid (the harness's sentinel).
+func editSettings(path string, create bool, invalid error, edit func(hooks *object) (bool, error)) (bool, error) {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
@@ -126,19 +175,19 @@ func editSettings(path string, create bool, edit func(hooks *object) (bool, erro
 	var top object
 	if len(bytes.TrimSpace(data)) > 0 {
 		if top, err = decodeObject(data); err != nil {
-			return false, fmt.Errorf("%s: %w: %w", path, ErrSettings, err)
+			return false, fmt.Errorf("%s: %w: %w", path, invalid, err)
 		}
 	}
 	var hooks object
 	i := top.index("hooks")
 	if i >= 0 && !isNull(bytesOf(top[i].node)) {
 		if hooks, err = decodeObject(bytesOf(top[i].node)); err != nil {
-			return false, fmt.Errorf("%s: %w: \"hooks\": %w", path, ErrSettings, err)
+			return false, fmt.Errorf("%s: %w: \"hooks\": %w", path, invalid, err)
 		}
 	}
 	changed, err := edit(&hooks)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w: %w", path, ErrSettings, err)
+		return false, fmt.Errorf("%s: %w: %w", path, invalid, err)
 	}
 	if !changed {
 		return false, nil
@@ -160,8 +209,9 @@ func editSettings(path string, create bool, edit func(hooks *object) (bool, erro
 	return true, nil
 }
 
-// installEvent makes command the one stopgate handler of event.
-func installEvent(hooks *object, event, command string) (bool, error) {
+// installHandler makes command the one handler of event that ours recognises, adding
+// newHandler(command) in a matcher group of its own when there is none.
+func installHandler(hooks *object, event, command string, ours func(string) bool, newHandler func(string) object) (bool, error) {
 	groups, i, err := eventGroups(*hooks, event)
 	if err != nil {
 		return false, err
@@ -175,9 +225,9 @@ func installEvent(hooks *object, event, command string) (bool, error) {
 		var kept []node
 		touched := false
 		for _, h := range handlers {
-			obj, cmd, ours := handler(h)
+			obj, cmd, isOurs := commandHandler(h, ours)
 			switch {
-			case !ours:
+			case !isOurs:
 				kept = append(kept, h)
 			case found: // a second stopgate handler: one is enough
 				touched = true
@@ -204,12 +254,7 @@ func installEvent(hooks *object, event, command string) (bool, error) {
 	}
 	if !found {
 		changed = true
-		h := object{
-			{key: "type", node: quote("command")},
-			{key: "command", node: quote(command)},
-			{key: "timeout", node: raw(strconv.Itoa(HandlerTimeout))},
-		}
-		groups = append(groups, object{{key: "hooks", node: array{h}}})
+		groups = append(groups, object{{key: "hooks", node: array{newHandler(command)}}})
 	}
 	if changed {
 		hooks.put(i, event, array(groups))
@@ -217,8 +262,9 @@ func installEvent(hooks *object, event, command string) (bool, error) {
 	return changed, nil
 }
 
-// uninstallEvent removes the stopgate handlers of event.
-func uninstallEvent(hooks *object, event string) (bool, error) {
+// uninstallHandlers removes the handlers of event that ours recognises, with the matcher
+// groups and the event the removal leaves empty.
+func uninstallHandlers(hooks *object, event string, ours func(string) bool) (bool, error) {
 	groups, i, err := eventGroups(*hooks, event)
 	if err != nil || i < 0 {
 		return false, err
@@ -231,7 +277,7 @@ func uninstallEvent(hooks *object, event string) (bool, error) {
 		}
 		var kept []node
 		for _, h := range handlers {
-			if _, _, ours := handler(h); !ours {
+			if _, _, isOurs := commandHandler(h, ours); !isOurs {
 				kept = append(kept, h)
 			}
 		}
@@ -301,8 +347,9 @@ func groupHandlers(g node) (object, []node, bool) {
 	return obj, out, true
 }
 
-// handler decodes a hook handler and reports whether it is a stopgate command hook.
-func handler(h node) (object, string, bool) {
+// commandHandler decodes a hook handler and reports whether it is a command hook ours
+// recognises.
+func commandHandler(h node, ours func(string) bool) (object, string, bool) {
 	r, isRaw := h.(raw)
 	if !isRaw {
 		return nil, "", false
@@ -311,7 +358,7 @@ func handler(h node) (object, string, bool) {
 		Type    string `json:"type"`
 		Command string `json:"command"`
 	}
-	if json.Unmarshal(r, &v) != nil || v.Type != "command" || !IsHookCommand(v.Command) {
+	if json.Unmarshal(r, &v) != nil || v.Type != "command" || !ours(v.Command) {
 		return nil, "", false
 	}
 	obj, err := decodeObject(r)
