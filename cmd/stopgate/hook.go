@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ func hookCommand() *command {
 	return &command{
 		name:    "hook",
 		summary: "stop hooks for agent harnesses",
-		usage:   "hook claude-code | hook install claude-code | hook uninstall claude-code",
+		usage:   "hook claude-code|codex|gemini-cli | hook install HARNESS | hook uninstall HARNESS",
 		help: `Stop hooks for agent harnesses: the harness runs the hook when its agent is about to stop,
 and the hook answers whether it may.
 
@@ -25,7 +26,16 @@ and the hook answers whether it may.
   stopgate hook install claude-code      add it to a Claude Code settings file
   stopgate hook uninstall claude-code    remove it again
 
-Run 'stopgate help hook claude-code' for what the hook reads and answers.`,
+  stopgate hook codex                    the Codex CLI Stop and SubagentStop hook
+  stopgate hook install codex            add it to a Codex hooks.json
+  stopgate hook uninstall codex          remove it again
+
+  stopgate hook gemini-cli               the Gemini CLI AfterAgent hook
+  stopgate hook install gemini-cli       add it to a Gemini CLI settings file
+  stopgate hook uninstall gemini-cli     remove it again
+
+Run 'stopgate help hook HARNESS' for what a hook reads and answers, and
+'stopgate help hook install HARNESS' for where it is installed.`,
 		subs: []*command{
 			hookClaudeCodeCommand(),
 			hookCodexCommand(),
@@ -33,13 +43,13 @@ Run 'stopgate help hook claude-code' for what the hook reads and answers.`,
 			{
 				name:    "install",
 				summary: "add a stop hook to a harness's settings",
-				usage:   "hook install claude-code [flags]",
+				usage:   "hook install claude-code|codex|gemini-cli [flags]",
 				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand()},
 			},
 			{
 				name:    "uninstall",
 				summary: "remove a stop hook from a harness's settings",
-				usage:   "hook uninstall claude-code [flags]",
+				usage:   "hook uninstall claude-code|codex|gemini-cli [flags]",
 				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand()},
 			},
 		},
@@ -54,6 +64,16 @@ type hookFlags struct {
 	stateDir string
 	timeout  time.Duration
 	style    string
+}
+
+// defineFor hands add the hook's flags, -style only when withStyle: Codex and Gemini CLI have
+// only one way to continue, so their hooks take no -style.
+func (h *hookFlags) defineFor(withStyle bool, add func(f *flag.Flag)) {
+	h.defineInto(func(f *flag.Flag) {
+		if withStyle || f.Name != "style" {
+			add(f)
+		}
+	})
 }
 
 // defineInto defines the hook's flags on a scratch FlagSet and hands each one to add.
@@ -108,13 +128,10 @@ func (v *lenientValue) IsBoolFlag() bool {
 }
 
 func hookClaudeCodeCommand() *command {
-	var h hookFlags
-	var flagErrs []error
-	return &command{
-		failOpen: true,
-		name:     "claude-code",
-		summary:  "the Claude Code Stop and SubagentStop hook",
-		usage:    "hook claude-code [flags] [-- flags]",
+	return harnessHookCommand(&command{
+		name:    "claude-code",
+		summary: "the Claude Code Stop and SubagentStop hook",
+		usage:   "hook claude-code [flags] [-- flags]",
 		help: `The Claude Code Stop and SubagentStop hook. Claude Code runs it when its agent (or a
 sub-agent) is about to stop, with a JSON payload on stdin: the session, the transcript path,
 stop_hook_active, the final message, and on newer versions the background tasks and scheduled
@@ -143,27 +160,37 @@ Flags may also come after "--", which is how 'stopgate hook install claude-code'
 them: a flag this binary does not know (after an upgrade or a downgrade) then fails open too.
 
 Install it with 'stopgate hook install claude-code'.`,
-		flags: func(fs *flag.FlagSet) {
-			h.defineInto(func(f *flag.Flag) {
-				fs.Var(&lenientValue{Value: f.Value, name: f.Name, errs: &flagErrs}, f.Name, f.Usage)
-			})
-		},
-		run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) int {
-			if len(args) > 0 {
-				if err := fs.Parse(args); err != nil {
-					flagErrs = append(flagErrs, err)
-				} else if fs.NArg() > 0 {
-					flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
-				}
-			}
-			opts, err := h.options(e, flagErrs)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
-				return 0
-			}
-			return hook.ClaudeCode(ctx, e.stdin, e.stdout, e.stderr, opts)
-		},
+	}, true, hook.ClaudeCode)
+}
+
+// harnessHookCommand completes c, the command that runs one harness's hook, with the hook flags
+// (-style only when withStyle), parsed leniently, and a run that fails open: a bad flag or
+// configuration lets the agent stop, with one line on stderr, before run is called.
+func harnessHookCommand(c *command, withStyle bool, run func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts *hook.Options) int) *command {
+	var h hookFlags
+	var flagErrs []error
+	c.failOpen = true
+	c.flags = func(fs *flag.FlagSet) {
+		h.defineFor(withStyle, func(f *flag.Flag) {
+			fs.Var(&lenientValue{Value: f.Value, name: f.Name, errs: &flagErrs}, f.Name, f.Usage)
+		})
 	}
+	c.run = func(ctx context.Context, e env, fs *flag.FlagSet, args []string) int {
+		if len(args) > 0 {
+			if err := fs.Parse(args); err != nil {
+				flagErrs = append(flagErrs, err)
+			} else if fs.NArg() > 0 {
+				flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
+			}
+		}
+		opts, err := h.options(e, flagErrs)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
+			return 0
+		}
+		return run(ctx, e.stdin, e.stdout, e.stderr, opts)
+	}
+	return c
 }
 
 // options builds the hook's options from the flags.
@@ -269,10 +296,8 @@ that path. -local edits the project's .claude/settings.local.json, which Claude 
 of version control.`
 
 func hookInstallCommand() *command {
-	var h hookFlags
 	var s settingsFlags
-	var embedded [][2]string
-	return &command{
+	return installCommand(&command{
 		name:    "claude-code",
 		summary: "add the stopgate hook to a Claude Code settings file",
 		usage:   "hook install claude-code [-user|-project|-local|-settings FILE] [hook flags]",
@@ -289,68 +314,105 @@ configuration are checked now, so a mistake shows here rather than as a hook tha
 stop through. Claude Code gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
 
 ` + settingsHelp,
-		flags: func(fs *flag.FlagSet) {
-			s.define(fs)
-			h.defineInto(func(f *flag.Flag) {
-				fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
-			})
-		},
-		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
-			const name = "hook install claude-code"
-			if len(args) > 0 {
-				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
-			}
-			path, err := s.path(e)
-			if err != nil {
-				return usageError(e, name, err.Error())
-			}
-			if _, err := h.options(e, nil); err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return exitUsage
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: cannot find this binary's path: %v\n", name, err)
-				return 1
-			}
-			if limit := time.Duration(hook.HandlerTimeout) * time.Second; h.timeout >= limit {
-				fmt.Fprintf(e.stderr, "stopgate %s: warning: -timeout %v is not under the %v Claude Code waits for the hook; it would cancel the hook first and let the stop proceed\n", name, h.timeout, limit)
-			}
-			if strings.Contains(exe, "go-build") {
-				fmt.Fprintf(e.stderr, "stopgate %s: warning: %s looks like a temporary 'go run' binary; install a built stopgate instead\n", name, exe)
-			}
-			var words []string
-			for _, kv := range embedded {
-				v := kv[1]
-				if kv[0] == "config" || kv[0] == "state-dir" {
-					if abs, err := filepath.Abs(v); err == nil {
-						v = abs
-					}
-				}
-				words = append(words, "--"+kv[0]+"="+v)
-			}
-			if len(words) > 0 {
-				words = append([]string{"--"}, words...)
-			}
-			cmd := hook.Command(exe, words...)
-			changed, err := hook.Install(path, cmd)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return 1
-			}
-			if changed {
-				fmt.Fprintf(e.stdout, "Installed the Stop and SubagentStop hooks in %s:\n  %s\n", path, cmd)
-			} else {
-				fmt.Fprintf(e.stdout, "Already installed in %s:\n  %s\n", path, cmd)
-			}
-			return 0
-		},
+	}, installSpec{
+		defineFile: s.define,
+		path:       s.path,
+		withStyle:  true,
+		harness:    "Claude Code",
+		waits:      time.Duration(hook.HandlerTimeout) * time.Second,
+		stops:      "cancel",
+		command:    hook.Command,
+		install:    hook.Install,
+		installed:  "the Stop and SubagentStop hooks",
+	})
+}
+
+// installSpec is what one harness adds to the shared `stopgate hook install` command.
+type installSpec struct {
+	defineFile func(fs *flag.FlagSet)      // the flags choosing the file to edit
+	path       func(e env) (string, error) // the file they choose
+	withStyle  bool                        // whether the hook takes -style
+	harness    string                      // the harness's name, for the timeout warning
+	waits      time.Duration               // how long the harness waits for the hook
+	stops      string                      // what the harness does to a hook past waits: "cancel", "kill"
+	command    func(exe string, args ...string) string
+	install    func(path, command string) (bool, error)
+	installed  string // what install adds, for the message: "the AfterAgent hook"
+	// after, if set, runs once the file is written, and returns the exit status.
+	after func(e env, name, path string) int
+}
+
+// installCommand completes c, the `hook install HARNESS` command: it checks the hook flags and
+// configuration, builds the command line (this binary's absolute path, then the flags given
+// after "--", relative -config and -state-dir made absolute) and installs it in the file.
+func installCommand(c *command, spec installSpec) *command {
+	var h hookFlags
+	var embedded [][2]string
+	c.flags = func(fs *flag.FlagSet) {
+		spec.defineFile(fs)
+		h.defineFor(spec.withStyle, func(f *flag.Flag) {
+			fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
+		})
 	}
+	c.run = func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+		name := "hook install " + c.name
+		if len(args) > 0 {
+			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
+		}
+		path, err := spec.path(e)
+		if err != nil {
+			return usageError(e, name, err.Error())
+		}
+		if _, err := h.options(e, nil); err != nil {
+			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+			return exitUsage
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "stopgate %s: cannot find this binary's path: %v\n", name, err)
+			return 1
+		}
+		if h.timeout >= spec.waits {
+			fmt.Fprintf(e.stderr, "stopgate %s: warning: -timeout %v is not under the %v %s waits for the hook; it would %s the hook first and let the stop proceed\n", name, h.timeout, spec.waits, spec.harness, spec.stops)
+		}
+		if strings.Contains(exe, "go-build") {
+			fmt.Fprintf(e.stderr, "stopgate %s: warning: %s looks like a temporary 'go run' binary; install a built stopgate instead\n", name, exe)
+		}
+		var words []string
+		for _, kv := range embedded {
+			v := kv[1]
+			if kv[0] == "config" || kv[0] == "state-dir" {
+				if abs, err := filepath.Abs(v); err == nil {
+					v = abs
+				}
+			}
+			words = append(words, "--"+kv[0]+"="+v)
+		}
+		if len(words) > 0 {
+			words = append([]string{"--"}, words...)
+		}
+		cmd := spec.command(exe, words...)
+		changed, err := spec.install(path, cmd)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+			return 1
+		}
+		if changed {
+			fmt.Fprintf(e.stdout, "Installed %s in %s:\n  %s\n", spec.installed, path, cmd)
+		} else {
+			fmt.Fprintf(e.stdout, "Already installed in %s:\n  %s\n", path, cmd)
+		}
+		if spec.after != nil {
+			return spec.after(e, name, path)
+		}
+		return 0
+	}
+	return c
 }
 
 func hookUninstallCommand() *command {
 	var s settingsFlags
-	return &command{
+	return uninstallCommand(&command{
 		name:    "claude-code",
 		summary: "remove the stopgate hook from a Claude Code settings file",
 		usage:   "hook uninstall claude-code [-user|-project|-local|-settings FILE]",
@@ -360,26 +422,33 @@ leaves empty. Everything else is kept as it was.
 
 ` + settingsHelp,
 		flags: s.define,
-		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
-			const name = "hook uninstall claude-code"
-			if len(args) > 0 {
-				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
-			}
-			path, err := s.path(e)
-			if err != nil {
-				return usageError(e, name, err.Error())
-			}
-			changed, err := hook.Uninstall(path)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return 1
-			}
-			if changed {
-				fmt.Fprintf(e.stdout, "Removed the stopgate hooks from %s\n", path)
-			} else {
-				fmt.Fprintf(e.stdout, "No stopgate hooks in %s\n", path)
-			}
-			return 0
-		},
+	}, s.path, hook.Uninstall, "hooks")
+}
+
+// uninstallCommand completes c, the `hook uninstall HARNESS` command whose flags c.flags
+// defines: it removes the stopgate hook from the file path names with uninstall. noun is
+// "hook" or "hooks", for the message.
+func uninstallCommand(c *command, path func(e env) (string, error), uninstall func(path string) (bool, error), noun string) *command {
+	c.run = func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+		name := "hook uninstall " + c.name
+		if len(args) > 0 {
+			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
+		}
+		file, err := path(e)
+		if err != nil {
+			return usageError(e, name, err.Error())
+		}
+		changed, err := uninstall(file)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
+			return 1
+		}
+		if changed {
+			fmt.Fprintf(e.stdout, "Removed the stopgate %s from %s\n", noun, file)
+		} else {
+			fmt.Fprintf(e.stdout, "No stopgate %s in %s\n", noun, file)
+		}
+		return 0
 	}
+	return c
 }

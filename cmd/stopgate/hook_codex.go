@@ -1,36 +1,21 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/hook"
 )
 
-// defineCodexInto defines the Codex hook's flags: the hook flags but -style, since Codex
-// continues a turn from a Stop hook only with {"decision":"block"}.
-func (h *hookFlags) defineCodexInto(add func(f *flag.Flag)) {
-	h.defineInto(func(f *flag.Flag) {
-		if f.Name != "style" {
-			add(f)
-		}
-	})
-}
-
 func hookCodexCommand() *command {
-	var h hookFlags
-	var flagErrs []error
-	return &command{
-		failOpen: true,
-		name:     "codex",
-		summary:  "the Codex CLI Stop and SubagentStop hook",
-		usage:    "hook codex [flags] [-- flags]",
+	return harnessHookCommand(&command{
+		name:    "codex",
+		summary: "the Codex CLI Stop and SubagentStop hook",
+		usage:   "hook codex [flags] [-- flags]",
 		help: `The Codex CLI Stop and SubagentStop hook. Codex runs it when its agent (or a sub-agent) is
 about to end a turn, with a JSON payload on stdin: the session and turn ids, the rollout path,
 the model, stop_hook_active and the final message. The hook reads the rollout for history (the
@@ -56,27 +41,7 @@ stops in a small JSON file per session under --state-dir. When that file cannot 
 stop_hook_active is set, the agent may stop.
 
 Install it with 'stopgate hook install codex'.`,
-		flags: func(fs *flag.FlagSet) {
-			h.defineCodexInto(func(f *flag.Flag) {
-				fs.Var(&lenientValue{Value: f.Value, name: f.Name, errs: &flagErrs}, f.Name, f.Usage)
-			})
-		},
-		run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) int {
-			if len(args) > 0 {
-				if err := fs.Parse(args); err != nil {
-					flagErrs = append(flagErrs, err)
-				} else if fs.NArg() > 0 {
-					flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
-				}
-			}
-			opts, err := h.options(e, flagErrs)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
-				return 0
-			}
-			return hook.Codex(ctx, e.stdin, e.stdout, e.stderr, opts)
-		},
-	}
+	}, false, hook.Codex)
 }
 
 // codexHooksFlags choose the hooks.json install and uninstall edit.
@@ -135,10 +100,8 @@ flags needs trusting again). 'codex exec --dangerously-bypass-hook-trust' runs u
 for one invocation.`
 
 func hookInstallCodexCommand() *command {
-	var h hookFlags
 	var c codexHooksFlags
-	var embedded [][2]string
-	return &command{
+	return installCommand(&command{
 		name:    "codex",
 		summary: "add the stopgate hook to a Codex hooks.json",
 		usage:   "hook install codex [-user|-project|-hooks FILE] [hook flags]",
@@ -155,60 +118,16 @@ configuration are checked now, so a mistake shows here rather than as a hook tha
 stop through. Codex gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
 
 ` + codexHooksHelp,
-		flags: func(fs *flag.FlagSet) {
-			c.define(fs)
-			h.defineCodexInto(func(f *flag.Flag) {
-				fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
-			})
-		},
-		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
-			const name = "hook install codex"
-			if len(args) > 0 {
-				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
-			}
-			path, err := c.path(e)
-			if err != nil {
-				return usageError(e, name, err.Error())
-			}
-			if _, err := h.options(e, nil); err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return exitUsage
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: cannot find this binary's path: %v\n", name, err)
-				return 1
-			}
-			if limit := time.Duration(hook.HandlerTimeout) * time.Second; h.timeout >= limit {
-				fmt.Fprintf(e.stderr, "stopgate %s: warning: -timeout %v is not under the %v Codex waits for the hook; it would cancel the hook first and let the stop proceed\n", name, h.timeout, limit)
-			}
-			if strings.Contains(exe, "go-build") {
-				fmt.Fprintf(e.stderr, "stopgate %s: warning: %s looks like a temporary 'go run' binary; install a built stopgate instead\n", name, exe)
-			}
-			var words []string
-			for _, kv := range embedded {
-				v := kv[1]
-				if kv[0] == "config" || kv[0] == "state-dir" {
-					if abs, err := filepath.Abs(v); err == nil {
-						v = abs
-					}
-				}
-				words = append(words, "--"+kv[0]+"="+v)
-			}
-			if len(words) > 0 {
-				words = append([]string{"--"}, words...)
-			}
-			cmd := hook.CodexCommand(exe, words...)
-			changed, err := hook.InstallCodex(path, cmd)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return 1
-			}
-			if changed {
-				fmt.Fprintf(e.stdout, "Installed the Stop and SubagentStop hooks in %s:\n  %s\n", path, cmd)
-			} else {
-				fmt.Fprintf(e.stdout, "Already installed in %s:\n  %s\n", path, cmd)
-			}
+	}, installSpec{
+		defineFile: c.define,
+		path:       c.path,
+		harness:    "Codex",
+		waits:      time.Duration(hook.HandlerTimeout) * time.Second,
+		stops:      "cancel",
+		command:    hook.CodexCommand,
+		install:    hook.InstallCodex,
+		installed:  "the Stop and SubagentStop hooks",
+		after: func(e env, name, path string) int {
 			recs, err := hook.CodexTrust(path)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
@@ -225,12 +144,12 @@ stop through. Codex gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s bef
 			}
 			return 0
 		},
-	}
+	})
 }
 
 func hookUninstallCodexCommand() *command {
 	var c codexHooksFlags
-	return &command{
+	return uninstallCommand(&command{
 		name:    "codex",
 		summary: "remove the stopgate hook from a Codex hooks.json",
 		usage:   "hook uninstall codex [-user|-project|-hooks FILE]",
@@ -241,26 +160,5 @@ for the removed hooks are left alone; Codex ignores entries for hooks that no lo
 
 ` + codexHooksHelp,
 		flags: c.define,
-		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
-			const name = "hook uninstall codex"
-			if len(args) > 0 {
-				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
-			}
-			path, err := c.path(e)
-			if err != nil {
-				return usageError(e, name, err.Error())
-			}
-			changed, err := hook.UninstallCodex(path)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return 1
-			}
-			if changed {
-				fmt.Fprintf(e.stdout, "Removed the stopgate hooks from %s\n", path)
-			} else {
-				fmt.Fprintf(e.stdout, "No stopgate hooks in %s\n", path)
-			}
-			return 0
-		},
-	}
+	}, c.path, hook.UninstallCodex, "hooks")
 }

@@ -1,35 +1,20 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/stopgate/stopgate/hook"
 )
 
-// defineGeminiHookFlags defines the Gemini CLI hook's flags: the hook flags but -style, since
-// an AfterAgent hook continues a turn only with {"decision":"deny"}.
-func defineGeminiHookFlags(h *hookFlags, add func(f *flag.Flag)) {
-	h.defineInto(func(f *flag.Flag) {
-		if f.Name != "style" {
-			add(f)
-		}
-	})
-}
-
 func hookGeminiCommand() *command {
-	var h hookFlags
-	var flagErrs []error
-	return &command{
-		failOpen: true,
-		name:     "gemini-cli",
-		summary:  "the Gemini CLI AfterAgent hook",
-		usage:    "hook gemini-cli [flags] [-- flags]",
+	return harnessHookCommand(&command{
+		name:    "gemini-cli",
+		summary: "the Gemini CLI AfterAgent hook",
+		usage:   "hook gemini-cli [flags] [-- flags]",
 		help: `The Gemini CLI AfterAgent hook. Gemini CLI runs it when its agent has answered a prompt, with
 a JSON payload on stdin: the session, the session file's path, the prompt, the text the model
 wrote answering it, and stop_hook_active. The hook reads the session file for history (the
@@ -58,27 +43,7 @@ as a nudge counts as in a row even when stop_hook_active is false (Gemini CLI cl
 model has called a tool); when the file cannot be read in that case, the agent may stop.
 
 Install it with 'stopgate hook install gemini-cli'.`,
-		flags: func(fs *flag.FlagSet) {
-			defineGeminiHookFlags(&h, func(f *flag.Flag) {
-				fs.Var(&lenientValue{Value: f.Value, name: f.Name, errs: &flagErrs}, f.Name, f.Usage)
-			})
-		},
-		run: func(ctx context.Context, e env, fs *flag.FlagSet, args []string) int {
-			if len(args) > 0 {
-				if err := fs.Parse(args); err != nil {
-					flagErrs = append(flagErrs, err)
-				} else if fs.NArg() > 0 {
-					flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
-				}
-			}
-			opts, err := h.options(e, flagErrs)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
-				return 0
-			}
-			return hook.GeminiCLI(ctx, e.stdin, e.stdout, e.stderr, opts)
-		},
-	}
+	}, false, hook.GeminiCLI)
 }
 
 // geminiSettingsFlags choose the Gemini CLI settings file install and uninstall edit.
@@ -135,10 +100,8 @@ user hooks included, and not when hooksConfig.enabled is false. A settings file 
 which Gemini CLI accepts, is left alone and reported: stopgate does not rewrite comments.`
 
 func hookInstallGeminiCommand() *command {
-	var h hookFlags
 	var g geminiSettingsFlags
-	var embedded [][2]string
-	return &command{
+	return installCommand(&command{
 		name:    "gemini-cli",
 		summary: "add the stopgate hook to a Gemini CLI settings file",
 		usage:   "hook install gemini-cli [-user|-project|-settings FILE] [hook flags]",
@@ -156,60 +119,16 @@ configuration are checked now, so a mistake shows here rather than as a hook tha
 stop through.
 
 ` + geminiSettingsHelp,
-		flags: func(fs *flag.FlagSet) {
-			g.define(fs)
-			defineGeminiHookFlags(&h, func(f *flag.Flag) {
-				fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
-			})
-		},
-		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
-			const name = "hook install gemini-cli"
-			if len(args) > 0 {
-				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
-			}
-			path, err := g.path(e)
-			if err != nil {
-				return usageError(e, name, err.Error())
-			}
-			if _, err := h.options(e, nil); err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return exitUsage
-			}
-			exe, err := os.Executable()
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: cannot find this binary's path: %v\n", name, err)
-				return 1
-			}
-			if limit := hook.GeminiHandlerTimeout; h.timeout >= limit {
-				fmt.Fprintf(e.stderr, "stopgate %s: warning: -timeout %v is not under the %v Gemini CLI waits for the hook; it would kill the hook first and let the stop proceed\n", name, h.timeout, limit)
-			}
-			if strings.Contains(exe, "go-build") {
-				fmt.Fprintf(e.stderr, "stopgate %s: warning: %s looks like a temporary 'go run' binary; install a built stopgate instead\n", name, exe)
-			}
-			var words []string
-			for _, kv := range embedded {
-				v := kv[1]
-				if kv[0] == "config" || kv[0] == "state-dir" {
-					if abs, err := filepath.Abs(v); err == nil {
-						v = abs
-					}
-				}
-				words = append(words, "--"+kv[0]+"="+v)
-			}
-			if len(words) > 0 {
-				words = append([]string{"--"}, words...)
-			}
-			cmd := hook.GeminiCommand(exe, words...)
-			changed, err := hook.InstallGemini(path, cmd)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return 1
-			}
-			if changed {
-				fmt.Fprintf(e.stdout, "Installed the AfterAgent hook in %s:\n  %s\n", path, cmd)
-			} else {
-				fmt.Fprintf(e.stdout, "Already installed in %s:\n  %s\n", path, cmd)
-			}
+	}, installSpec{
+		defineFile: g.define,
+		path:       g.path,
+		harness:    "Gemini CLI",
+		waits:      hook.GeminiHandlerTimeout,
+		stops:      "kill",
+		command:    hook.GeminiCommand,
+		install:    hook.InstallGemini,
+		installed:  "the AfterAgent hook",
+		after: func(e env, name, path string) int {
 			switch why, err := hook.GeminiHooksDisabled(path); {
 			case err != nil:
 				fmt.Fprintf(e.stderr, "stopgate %s: warning: %v\n", name, err)
@@ -218,12 +137,12 @@ stop through.
 			}
 			return 0
 		},
-	}
+	})
 }
 
 func hookUninstallGeminiCommand() *command {
 	var g geminiSettingsFlags
-	return &command{
+	return uninstallCommand(&command{
 		name:    "gemini-cli",
 		summary: "remove the stopgate hook from a Gemini CLI settings file",
 		usage:   "hook uninstall gemini-cli [-user|-project|-settings FILE]",
@@ -233,26 +152,5 @@ empty. Everything else is kept as it was.
 
 ` + geminiSettingsHelp,
 		flags: g.define,
-		run: func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
-			const name = "hook uninstall gemini-cli"
-			if len(args) > 0 {
-				return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
-			}
-			path, err := g.path(e)
-			if err != nil {
-				return usageError(e, name, err.Error())
-			}
-			changed, err := hook.UninstallGemini(path)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
-				return 1
-			}
-			if changed {
-				fmt.Fprintf(e.stdout, "Removed the stopgate hook from %s\n", path)
-			} else {
-				fmt.Fprintf(e.stdout, "No stopgate hook in %s\n", path)
-			}
-			return 0
-		},
-	}
+	}, g.path, hook.UninstallGemini, "hook")
 }
