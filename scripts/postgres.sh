@@ -16,12 +16,14 @@
 #
 # Usage: scripts/postgres.sh [start|stop]
 # Env:   STOPGATE_PG_DIR   the cluster's directory (default: <repo>/.cache/postgres)
-#        STOPGATE_PG_PORT  the TCP port on 127.0.0.1 (default: 54329)
+#        STOPGATE_PG_PORT  the TCP port on 127.0.0.1 (default: the cluster's own port; for a new
+#                          cluster the first free port from 54329 up, so a server another
+#                          checkout left running does not get in the way)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${STOPGATE_PG_DIR:-$root/.cache/postgres}"
-port="${STOPGATE_PG_PORT:-54329}"
+port="${STOPGATE_PG_PORT:-}"
 action="${1:-start}"
 data="$dir/data"
 sock="$dir/run"
@@ -86,6 +88,19 @@ if [[ -f "$data/PG_VERSION" && "$(cat "$data/PG_VERSION")" != "$major" ]]; then
 	as "$bin/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
 	rm -rf "$data"
 fi
+# free reports whether nothing listens on 127.0.0.1:$1.
+free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+if [[ -z "$port" && -f "$data/postgresql.conf" ]]; then
+	port="$(sed -n 's/^port = \([0-9][0-9]*\)$/\1/p' "$data/postgresql.conf" | tail -n 1)"
+fi
+if [[ -z "$port" ]]; then
+	for p in $(seq 54329 54399); do
+		if free "$p"; then port="$p"; break; fi
+	done
+	[[ -n "$port" ]] || die "no free port between 54329 and 54399; set STOPGATE_PG_PORT"
+fi
+
 if [[ ! -f "$data/PG_VERSION" ]]; then
 	say "making a cluster in $data"
 	rm -rf "$data"
