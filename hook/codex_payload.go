@@ -1,9 +1,6 @@
 package hook
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 )
 
@@ -62,52 +59,23 @@ func (p CodexPayload) Event() string {
 // the wrong JSON type read as absent and named in CodexPayload.Ignored. Input that is not one
 // JSON object, or longer than MaxPayloadBytes, is an error wrapping ErrPayload.
 func DecodeCodexPayload(r io.Reader) (CodexPayload, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	f, err := readPayload(r)
 	if err != nil {
-		return CodexPayload{}, fmt.Errorf("reading the payload: %w", err)
-	}
-	if len(data) > MaxPayloadBytes {
-		return CodexPayload{}, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
-	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return CodexPayload{}, fmt.Errorf("%w: empty input", ErrPayload)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return CodexPayload{}, fmt.Errorf("%w: %w", ErrPayload, err)
-	}
-	if fields == nil {
-		return CodexPayload{}, fmt.Errorf("%w: null", ErrPayload)
+		return CodexPayload{}, err
 	}
 	var p CodexPayload
-	field := func(name string, dst any) {
-		raw, ok := fields[name]
-		if !ok || isNull(raw) {
-			return
-		}
-		if json.Unmarshal(raw, dst) != nil {
-			p.Ignored = append(p.Ignored, name)
-		}
-	}
-	field("session_id", &p.SessionID)
-	field("turn_id", &p.TurnID)
-	field("transcript_path", &p.TranscriptPath)
-	field("cwd", &p.CWD)
-	field("hook_event_name", &p.HookEventName)
-	field("model", &p.Model)
-	field("permission_mode", &p.PermissionMode)
-	field("stop_hook_active", &p.StopHookActive)
-	if raw, ok := fields["last_assistant_message"]; ok && !isNull(raw) {
-		var last string
-		if json.Unmarshal(raw, &last) == nil {
-			p.LastAssistantMessage = &last
-		} else {
-			p.Ignored = append(p.Ignored, "last_assistant_message")
-		}
-	}
-	field("agent_id", &p.AgentID)
-	field("agent_type", &p.AgentType)
-	field("agent_transcript_path", &p.AgentTranscriptPath)
+	f.field("session_id", &p.SessionID)
+	f.field("turn_id", &p.TurnID)
+	f.field("transcript_path", &p.TranscriptPath)
+	f.field("cwd", &p.CWD)
+	f.field("hook_event_name", &p.HookEventName)
+	f.field("model", &p.Model)
+	f.field("permission_mode", &p.PermissionMode)
+	f.field("stop_hook_active", &p.StopHookActive)
+	p.LastAssistantMessage = f.optional("last_assistant_message")
+	f.field("agent_id", &p.AgentID)
+	f.field("agent_type", &p.AgentType)
+	f.field("agent_transcript_path", &p.AgentTranscriptPath)
+	p.Ignored = f.ignored
 	return p, nil
 }

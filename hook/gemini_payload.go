@@ -1,9 +1,6 @@
 package hook
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"time"
 )
@@ -83,54 +80,19 @@ func (p GeminiPayload) Response() string {
 // read as absent and named in GeminiPayload.Ignored, JSON null absent. Input that is not one
 // JSON object, or longer than MaxPayloadBytes, is an error wrapping ErrPayload.
 func DecodeGeminiPayload(r io.Reader) (GeminiPayload, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	f, err := readPayload(r)
 	if err != nil {
-		return GeminiPayload{}, fmt.Errorf("reading the payload: %w", err)
+		return GeminiPayload{}, err
 	}
-	if len(data) > MaxPayloadBytes {
-		return GeminiPayload{}, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
-	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return GeminiPayload{}, fmt.Errorf("%w: empty input", ErrPayload)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return GeminiPayload{}, fmt.Errorf("%w: %w", ErrPayload, err)
-	}
-	if fields == nil { // the input was JSON null
-		return GeminiPayload{}, fmt.Errorf("%w: null", ErrPayload)
-	}
-
 	var p GeminiPayload
-	field := func(name string, dst any) {
-		raw, ok := fields[name]
-		if !ok || isNull(raw) {
-			return
-		}
-		if json.Unmarshal(raw, dst) != nil {
-			p.Ignored = append(p.Ignored, name)
-		}
-	}
-	optional := func(name string) *string {
-		raw, ok := fields[name]
-		if !ok || isNull(raw) {
-			return nil
-		}
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			p.Ignored = append(p.Ignored, name)
-			return nil
-		}
-		return &s
-	}
-	field("session_id", &p.SessionID)
-	field("transcript_path", &p.TranscriptPath)
-	field("cwd", &p.CWD)
-	field("hook_event_name", &p.HookEventName)
-	field("timestamp", &p.Timestamp)
-	p.Prompt = optional("prompt")
-	p.PromptResponse = optional("prompt_response")
-	field("stop_hook_active", &p.StopHookActive)
+	f.field("session_id", &p.SessionID)
+	f.field("transcript_path", &p.TranscriptPath)
+	f.field("cwd", &p.CWD)
+	f.field("hook_event_name", &p.HookEventName)
+	f.field("timestamp", &p.Timestamp)
+	p.Prompt = f.optional("prompt")
+	p.PromptResponse = f.optional("prompt_response")
+	f.field("stop_hook_active", &p.StopHookActive)
+	p.Ignored = f.ignored
 	return p, nil
 }

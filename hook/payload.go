@@ -130,56 +130,25 @@ func (p Payload) Event() string {
 // is absent. Input that is not one JSON object, or longer than MaxPayloadBytes, is an error
 // wrapping ErrPayload.
 func DecodePayload(r io.Reader) (Payload, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	f, err := readPayload(r)
 	if err != nil {
-		return Payload{}, fmt.Errorf("reading the payload: %w", err)
+		return Payload{}, err
 	}
-	if len(data) > MaxPayloadBytes {
-		return Payload{}, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
-	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return Payload{}, fmt.Errorf("%w: empty input", ErrPayload)
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return Payload{}, fmt.Errorf("%w: %w", ErrPayload, err)
-	}
-	if fields == nil { // the input was JSON null
-		return Payload{}, fmt.Errorf("%w: null", ErrPayload)
-	}
-
 	var p Payload
-	field := func(name string, dst any) {
-		raw, ok := fields[name]
-		if !ok || isNull(raw) {
-			return
-		}
-		if json.Unmarshal(raw, dst) != nil {
-			p.Ignored = append(p.Ignored, name)
-		}
-	}
-	field("session_id", &p.SessionID)
-	field("transcript_path", &p.TranscriptPath)
-	field("cwd", &p.CWD)
-	field("permission_mode", &p.PermissionMode)
-	field("hook_event_name", &p.HookEventName)
-	field("prompt_id", &p.PromptID)
-	field("stop_hook_active", &p.StopHookActive)
-	var last string
-	if raw, ok := fields["last_assistant_message"]; ok && !isNull(raw) {
-		if json.Unmarshal(raw, &last) == nil {
-			p.LastAssistantMessage = &last
-		} else {
-			p.Ignored = append(p.Ignored, "last_assistant_message")
-		}
-	}
-	p.BackgroundTasks = decodeList[BackgroundTask](fields, "background_tasks", &p.Ignored)
-	p.SessionCrons = decodeList[SessionCron](fields, "session_crons", &p.Ignored)
-	field("agent_id", &p.AgentID)
-	field("agent_type", &p.AgentType)
-	field("agent_transcript_path", &p.AgentTranscriptPath)
-	if raw, ok := fields["effort"]; ok && !isNull(raw) {
+	f.field("session_id", &p.SessionID)
+	f.field("transcript_path", &p.TranscriptPath)
+	f.field("cwd", &p.CWD)
+	f.field("permission_mode", &p.PermissionMode)
+	f.field("hook_event_name", &p.HookEventName)
+	f.field("prompt_id", &p.PromptID)
+	f.field("stop_hook_active", &p.StopHookActive)
+	p.LastAssistantMessage = f.optional("last_assistant_message")
+	p.BackgroundTasks = decodeList[BackgroundTask](f.fields, "background_tasks", &f.ignored)
+	p.SessionCrons = decodeList[SessionCron](f.fields, "session_crons", &f.ignored)
+	f.field("agent_id", &p.AgentID)
+	f.field("agent_type", &p.AgentType)
+	f.field("agent_transcript_path", &p.AgentTranscriptPath)
+	if raw, ok := f.fields["effort"]; ok && !isNull(raw) {
 		var e Effort
 		var level string
 		switch {
@@ -188,10 +157,69 @@ func DecodePayload(r io.Reader) (Payload, error) {
 		case json.Unmarshal(raw, &level) == nil: // a bare level, as CLAUDE_EFFORT spells it
 			p.Effort = &Effort{Level: level}
 		default:
-			p.Ignored = append(p.Ignored, "effort")
+			f.ignored = append(f.ignored, "effort")
 		}
 	}
+	p.Ignored = f.ignored
 	return p, nil
+}
+
+// payloadFields is a hook payload read as its top-level fields, for a harness's decoder to
+// pick the ones it knows; ignored names those read as absent because of their JSON type.
+type payloadFields struct {
+	fields  map[string]json.RawMessage
+	ignored []string
+}
+
+// readPayload reads one hook payload from r as its top-level fields. Input that is not one
+// JSON object, or longer than MaxPayloadBytes, is an error wrapping ErrPayload.
+func readPayload(r io.Reader) (*payloadFields, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the payload: %w", err)
+	}
+	if len(data) > MaxPayloadBytes {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: empty input", ErrPayload)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPayload, err)
+	}
+	if fields == nil { // the input was JSON null
+		return nil, fmt.Errorf("%w: null", ErrPayload)
+	}
+	return &payloadFields{fields: fields}, nil
+}
+
+// field decodes the field name into dst. Absent or null leaves dst alone; a value of the
+// wrong JSON type leaves it alone too, and is named in f.ignored.
+func (f *payloadFields) field(name string, dst any) {
+	raw, ok := f.fields[name]
+	if !ok || isNull(raw) {
+		return
+	}
+	if json.Unmarshal(raw, dst) != nil {
+		f.ignored = append(f.ignored, name)
+	}
+}
+
+// optional returns the string field name; nil when it is absent, null, or not a string (then
+// named in f.ignored).
+func (f *payloadFields) optional(name string) *string {
+	raw, ok := f.fields[name]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		f.ignored = append(f.ignored, name)
+		return nil
+	}
+	return &s
 }
 
 // decodeList reads an optional JSON array of objects. Absent or null is nil; [] is an empty
