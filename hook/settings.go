@@ -216,12 +216,8 @@ func installHandler(hooks *object, event, command string, ours func(string) bool
 	if err != nil {
 		return false, err
 	}
-	found, changed := false, false
-	for gi := 0; gi < len(groups); gi++ {
-		g, handlers, ok := groupHandlers(groups[gi])
-		if !ok {
-			continue
-		}
+	found := false
+	groups, changed := editGroups(groups, func(handlers []node) ([]node, bool) {
 		var kept []node
 		touched := false
 		for _, h := range handlers {
@@ -240,18 +236,8 @@ func installHandler(hooks *object, event, command string, ours func(string) bool
 				kept = append(kept, obj)
 			}
 		}
-		if !touched {
-			continue
-		}
-		changed = true
-		if len(kept) == 0 {
-			groups = append(groups[:gi], groups[gi+1:]...)
-			gi--
-			continue
-		}
-		g.set("hooks", array(kept))
-		groups[gi] = g
-	}
+		return kept, touched
+	})
 	if !found {
 		changed = true
 		groups = append(groups, object{{key: "hooks", node: array{newHandler(command)}}})
@@ -269,19 +255,38 @@ func uninstallHandlers(hooks *object, event string, ours func(string) bool) (boo
 	if err != nil || i < 0 {
 		return false, err
 	}
-	changed := false
-	for gi := 0; gi < len(groups); gi++ {
-		g, handlers, ok := groupHandlers(groups[gi])
-		if !ok {
-			continue
-		}
+	groups, changed := editGroups(groups, func(handlers []node) ([]node, bool) {
 		var kept []node
 		for _, h := range handlers {
 			if _, _, isOurs := commandHandler(h, ours); !isOurs {
 				kept = append(kept, h)
 			}
 		}
-		if len(kept) == len(handlers) {
+		return kept, len(kept) != len(handlers)
+	})
+	switch {
+	case !changed:
+	case len(groups) == 0:
+		*hooks = append((*hooks)[:i], (*hooks)[i+1:]...)
+	default:
+		hooks.put(i, event, array(groups))
+	}
+	return changed, nil
+}
+
+// editGroups hands the handlers of each matcher group in Claude Code's shape to rewrite, in
+// order, and puts back the handlers it keeps when it reports a change, dropping a group it
+// leaves empty. Groups of another shape are left alone. It returns the groups and whether
+// any changed.
+func editGroups(groups []node, rewrite func(handlers []node) (kept []node, touched bool)) ([]node, bool) {
+	changed := false
+	for gi := 0; gi < len(groups); gi++ {
+		g, handlers, ok := groupHandlers(groups[gi])
+		if !ok {
+			continue
+		}
+		kept, touched := rewrite(handlers)
+		if !touched {
 			continue
 		}
 		changed = true
@@ -293,14 +298,7 @@ func uninstallHandlers(hooks *object, event string, ours func(string) bool) (boo
 		g.set("hooks", array(kept))
 		groups[gi] = g
 	}
-	switch {
-	case !changed:
-	case len(groups) == 0:
-		*hooks = append((*hooks)[:i], (*hooks)[i+1:]...)
-	default:
-		hooks.put(i, event, array(groups))
-	}
-	return changed, nil
+	return groups, changed
 }
 
 // eventGroups returns the matcher groups of event and the event's index in hooks (-1 when
