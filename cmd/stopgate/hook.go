@@ -266,6 +266,48 @@ func (s *settingsFlags) path(e env) (string, error) {
 	return filepath.Join(home, ".claude", "settings.json"), nil
 }
 
+// fileFlags choose the file install and uninstall edit for a harness with a user file and a
+// project file: -user (the default), -project, or -FILEFLAG FILE.
+type fileFlags struct {
+	project, user bool
+	file          string
+
+	userUsage, projectUsage string
+	fileFlag, fileUsage     string
+	projectFile             string                      // relative to the current directory
+	userFile                func(e env) (string, error) // the -user file
+}
+
+func (f *fileFlags) define(fs *flag.FlagSet) {
+	fs.BoolVar(&f.user, "user", false, f.userUsage)
+	fs.BoolVar(&f.project, "project", false, f.projectUsage)
+	fs.StringVar(&f.file, f.fileFlag, "", f.fileUsage)
+}
+
+// path returns the file the flags name.
+func (f *fileFlags) path(e env) (string, error) {
+	n := 0
+	for _, set := range []bool{f.project, f.user, f.file != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", fmt.Errorf("choose one of -user, -project and -%s", f.fileFlag)
+	}
+	switch {
+	case f.file != "":
+		return filepath.Abs(f.file)
+	case f.project:
+		cwd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(cwd, f.projectFile), nil
+	}
+	return f.userFile(e)
+}
+
 // recordingValue wraps a flag.Value and records every value it is set to, so install can
 // write the same flags into the command it installs.
 type recordingValue struct {

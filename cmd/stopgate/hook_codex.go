@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -44,47 +42,25 @@ Install it with 'stopgate hook install codex'.`,
 	}, false, hook.Codex)
 }
 
-// codexHooksFlags choose the hooks.json install and uninstall edit.
-type codexHooksFlags struct {
-	project, user bool
-	file          string
-}
-
-func (c *codexHooksFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&c.user, "user", false, "edit $CODEX_HOME/hooks.json (default ~/.codex/hooks.json), for every project (the default)")
-	fs.BoolVar(&c.project, "project", false, "edit .codex/hooks.json in the current directory, for this project")
-	fs.StringVar(&c.file, "hooks", "", "edit the hooks `FILE`")
-}
-
-// path returns the hooks file the flags name.
-func (c *codexHooksFlags) path(e env) (string, error) {
-	n := 0
-	for _, set := range []bool{c.project, c.user, c.file != ""} {
-		if set {
-			n++
-		}
+// codexHooksFlags returns the flags choosing the hooks.json install and uninstall edit.
+func codexHooksFlags() *fileFlags {
+	return &fileFlags{
+		userUsage:    "edit $CODEX_HOME/hooks.json (default ~/.codex/hooks.json), for every project (the default)",
+		projectUsage: "edit .codex/hooks.json in the current directory, for this project",
+		fileFlag:     "hooks",
+		fileUsage:    "edit the hooks `FILE`",
+		projectFile:  filepath.Join(".codex", "hooks.json"),
+		userFile: func(e env) (string, error) {
+			if d := e.getenv("CODEX_HOME"); d != "" {
+				return filepath.Abs(filepath.Join(d, "hooks.json"))
+			}
+			home := e.getenv("HOME")
+			if home == "" {
+				return "", errors.New("neither CODEX_HOME nor HOME is set; name the hooks file with -hooks")
+			}
+			return filepath.Join(home, ".codex", "hooks.json"), nil
+		},
 	}
-	if n > 1 {
-		return "", errors.New("choose one of -user, -project and -hooks")
-	}
-	switch {
-	case c.file != "":
-		return filepath.Abs(c.file)
-	case c.project:
-		cwd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(cwd, ".codex", "hooks.json"), nil
-	}
-	if d := e.getenv("CODEX_HOME"); d != "" {
-		return filepath.Abs(filepath.Join(d, "hooks.json"))
-	}
-	home := e.getenv("HOME")
-	if home == "" {
-		return "", errors.New("neither CODEX_HOME nor HOME is set; name the hooks file with -hooks")
-	}
-	return filepath.Join(home, ".codex", "hooks.json"), nil
 }
 
 const codexHooksHelp = `The hooks file is Codex's user hooks.json by default (-user: $CODEX_HOME/hooks.json, else
@@ -100,7 +76,7 @@ flags needs trusting again). 'codex exec --dangerously-bypass-hook-trust' runs u
 for one invocation.`
 
 func hookInstallCodexCommand() *command {
-	var c codexHooksFlags
+	c := codexHooksFlags()
 	return installCommand(&command{
 		name:    "codex",
 		summary: "add the stopgate hook to a Codex hooks.json",
@@ -148,7 +124,7 @@ stop through. Codex gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s bef
 }
 
 func hookUninstallCodexCommand() *command {
-	var c codexHooksFlags
+	c := codexHooksFlags()
 	return uninstallCommand(&command{
 		name:    "codex",
 		summary: "remove the stopgate hook from a Codex hooks.json",

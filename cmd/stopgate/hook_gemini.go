@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/hook"
@@ -46,47 +44,26 @@ Install it with 'stopgate hook install gemini-cli'.`,
 	}, false, hook.GeminiCLI)
 }
 
-// geminiSettingsFlags choose the Gemini CLI settings file install and uninstall edit.
-type geminiSettingsFlags struct {
-	project, user bool
-	file          string
-}
-
-func (g *geminiSettingsFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&g.user, "user", false, "edit ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini/settings.json when set), for every project (the default)")
-	fs.BoolVar(&g.project, "project", false, "edit .gemini/settings.json in the current directory, for this project")
-	fs.StringVar(&g.file, "settings", "", "edit the settings `FILE`")
-}
-
-// path returns the settings file the flags name.
-func (g *geminiSettingsFlags) path(e env) (string, error) {
-	n := 0
-	for _, set := range []bool{g.project, g.user, g.file != ""} {
-		if set {
-			n++
-		}
+// geminiSettingsFlags returns the flags choosing the Gemini CLI settings file install and
+// uninstall edit.
+func geminiSettingsFlags() *fileFlags {
+	return &fileFlags{
+		userUsage:    "edit ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini/settings.json when set), for every project (the default)",
+		projectUsage: "edit .gemini/settings.json in the current directory, for this project",
+		fileFlag:     "settings",
+		fileUsage:    "edit the settings `FILE`",
+		projectFile:  filepath.Join(".gemini", "settings.json"),
+		userFile: func(e env) (string, error) {
+			home := e.getenv("GEMINI_CLI_HOME")
+			if home == "" {
+				home = e.getenv("HOME")
+			}
+			if home == "" {
+				return "", errors.New("neither GEMINI_CLI_HOME nor HOME is set; name the settings file with -settings")
+			}
+			return filepath.Abs(filepath.Join(home, ".gemini", "settings.json"))
+		},
 	}
-	if n > 1 {
-		return "", errors.New("choose one of -user, -project and -settings")
-	}
-	switch {
-	case g.file != "":
-		return filepath.Abs(g.file)
-	case g.project:
-		cwd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(cwd, ".gemini", "settings.json"), nil
-	}
-	home := e.getenv("GEMINI_CLI_HOME")
-	if home == "" {
-		home = e.getenv("HOME")
-	}
-	if home == "" {
-		return "", errors.New("neither GEMINI_CLI_HOME nor HOME is set; name the settings file with -settings")
-	}
-	return filepath.Abs(filepath.Join(home, ".gemini", "settings.json"))
 }
 
 const geminiSettingsHelp = `The settings file is Gemini CLI's user settings by default (-user: ~/.gemini/settings.json, or
@@ -100,7 +77,7 @@ user hooks included, and not when hooksConfig.enabled is false. A settings file 
 which Gemini CLI accepts, is left alone and reported: stopgate does not rewrite comments.`
 
 func hookInstallGeminiCommand() *command {
-	var g geminiSettingsFlags
+	g := geminiSettingsFlags()
 	return installCommand(&command{
 		name:    "gemini-cli",
 		summary: "add the stopgate hook to a Gemini CLI settings file",
@@ -141,7 +118,7 @@ stop through.
 }
 
 func hookUninstallGeminiCommand() *command {
-	var g geminiSettingsFlags
+	g := geminiSettingsFlags()
 	return uninstallCommand(&command{
 		name:    "gemini-cli",
 		summary: "remove the stopgate hook from a Gemini CLI settings file",
