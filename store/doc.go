@@ -22,6 +22,11 @@
 // JSON payload holding the whole record. [DecisionEvents] makes the events of one decision,
 // [TerminationEvent] and [ObservationEvent] the others.
 //
+// Appending is the log's hot path, so the schema keeps only the indexes its queries use, and
+// [Store.Append] checks each event in Go ([Event.Validate]: the fields, and the payload as
+// JSON) rather than in database constraints that would check it again, then writes the whole
+// call in one transaction with INSERT statements of many rows, prepared once per connection.
+//
 // # Schema
 //
 // The schema is versioned. Each backend embeds numbered migrations (migrations/<backend>/NNNN_

@@ -264,3 +264,27 @@ func TestNewIDIsUnique(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// IDs are 26 characters of base32 and sort in the order they were made, a millisecond apart
+// or more, so that the unique index on them grows at its end.
+func TestNewIDSortsByTime(t *testing.T) {
+	var prev string
+	for i := range 5 {
+		if i > 0 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		id := store.NewID()
+		if len(id) != 26 || strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
+			t.Fatalf("NewID returned %q, want 26 characters of base32", id)
+		}
+		if id <= prev {
+			t.Errorf("NewID returned %q after %q", id, prev)
+		}
+		prev = id
+	}
+	// The random part varies within one millisecond.
+	a, b := store.NewID(), store.NewID()
+	if a[10:] == b[10:] {
+		t.Errorf("two IDs share their random part: %q, %q", a, b)
+	}
+}

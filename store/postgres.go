@@ -19,6 +19,7 @@ const migrationLockKey = 0x73746f7067617465
 var postgresDialect = &dialect{
 	name:          "postgres",
 	numbered:      true,
+	insert:        "INSERT INTO",
 	migrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", int64(migrationLockKey)),
 	isDuplicate: func(err error) bool {
 		var e *pgconn.PgError

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,8 @@ type dialect struct {
 	name string
 	// numbered says placeholders are $1, $2, … rather than ?.
 	numbered bool
+	// insert begins the statement that appends events, up to the table's name.
+	insert string
 	// migrationLock is run first in every migration transaction to serialise concurrent
 	// migrators; empty when beginning the transaction already does (SQLite's BEGIN IMMEDIATE).
 	migrationLock string
@@ -42,6 +45,13 @@ type sqlStore struct {
 
 	stopPruner context.CancelFunc
 	prunerDone chan struct{}
+
+	// inserts[k] is the INSERT of 1<<k rows, prepared on the writer pool when an append first
+	// needs it and reused by every later one (database/sql prepares it again on another of
+	// the pool's connections when a transaction holds that one); nil until then. insertMu
+	// guards it.
+	insertMu sync.Mutex
+	inserts  [insertSizes]*sql.Stmt
 }
 
 // newSQLStore wraps migrated pools in a Store and starts the background pruner if asked.
@@ -58,8 +68,16 @@ func newSQLStore(d *dialect, w, r *sql.DB, opts Options) *sqlStore {
 // pruneBatch is how many events one pruning transaction deletes at most.
 const pruneBatch = 500
 
-// insertChunk is how many events one INSERT statement writes at most.
-const insertChunk = 100
+// maxInsertRows is the most rows one INSERT statement writes: 128 rows of 13 values bind 1,664
+// parameters, well within SQLite's 32,766 and PostgreSQL's 65,535.
+const maxInsertRows = 128
+
+// insertSizes is how many INSERT statements a store prepares at most: one for each power of
+// two from 1 to maxInsertRows rows.
+const insertSizes = 8
+
+// insertColumns is how many values one row of an INSERT binds.
+const insertColumns = 13
 
 // columns are the events table's columns in the order insert and scan use.
 const columns = "id, ref, kind, at_ns, harness, session, agent, check_name, verdict, category, provider, pending, payload"
@@ -95,7 +113,7 @@ func (b *builder) arg(v any) *builder {
 }
 
 // Append implements [Store.Append]: it validates every event, then inserts them all in one
-// transaction, a hundred to a statement.
+// transaction, with prepared multi-row INSERT statements.
 func (s *sqlStore) Append(ctx context.Context, events ...Event) error {
 	release, err := s.acquire()
 	if err != nil {
@@ -105,15 +123,19 @@ func (s *sqlStore) Append(ctx context.Context, events ...Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	ids := make(map[string]int, len(events))
-	for i, e := range events {
-		if err := e.Validate(); err != nil {
-			return fmt.Errorf("store: append: event %d of %d (id %q): %w", i+1, len(events), e.ID, err)
+	for i := range events {
+		if err := events[i].Validate(); err != nil {
+			return fmt.Errorf("store: append: event %d of %d (id %q): %w", i+1, len(events), events[i].ID, err)
 		}
-		if j, ok := ids[e.ID]; ok {
-			return fmt.Errorf("store: append: events %d and %d: %w %q", j+1, i+1, ErrDuplicate, e.ID)
+	}
+	if len(events) > 1 {
+		ids := make(map[string]int, len(events))
+		for i := range events {
+			if j, ok := ids[events[i].ID]; ok {
+				return fmt.Errorf("store: append: events %d and %d: %w %q", j+1, i+1, ErrDuplicate, events[i].ID)
+			}
+			ids[events[i].ID] = i
 		}
-		ids[e.ID] = i
 	}
 	if err := s.insert(ctx, events); err != nil {
 		if s.d.isDuplicate(err) {
@@ -124,8 +146,70 @@ func (s *sqlStore) Append(ctx context.Context, events ...Event) error {
 	return nil
 }
 
+// insertRows returns how many rows the next INSERT of an append with n events left writes,
+// and the index of its statement in sqlStore.inserts: the largest power of two that is at
+// most n and maxInsertRows. So an append of n events runs n/128 statements of 128 rows and
+// then one for each bit set in n%128.
+func insertRows(n int) (rows, k int) {
+	k = min(bits.Len(uint(n)), insertSizes) - 1
+	return 1 << k, k
+}
+
+// insertSQL returns the INSERT statement of rows rows.
+func insertSQL(d *dialect, rows int) string {
+	var sb strings.Builder
+	sb.Grow(64 + len(columns) + rows*insertColumns*6)
+	sb.WriteString(d.insert + " events (" + columns + ") VALUES ")
+	for i := range rows * insertColumns {
+		switch {
+		case i == 0:
+			sb.WriteString("(")
+		case i%insertColumns == 0:
+			sb.WriteString("), (")
+		default:
+			sb.WriteString(", ")
+		}
+		if d.numbered {
+			sb.WriteString("$" + strconv.Itoa(i+1))
+		} else {
+			sb.WriteByte('?')
+		}
+	}
+	sb.WriteString(")")
+	return sb.String()
+}
+
+// insertStmts returns the statements an append of n events uses (and others already
+// prepared), preparing the missing ones on the writer pool. It runs before the append's
+// transaction begins: with SQLite the pool's one connection is the transaction's while it
+// lasts.
+func (s *sqlStore) insertStmts(ctx context.Context, n int) ([insertSizes]*sql.Stmt, error) {
+	s.insertMu.Lock()
+	defer s.insertMu.Unlock()
+	for n > 0 {
+		rows, k := insertRows(n)
+		if s.inserts[k] == nil {
+			st, err := s.w.PrepareContext(ctx, insertSQL(s.d, rows))
+			if err != nil {
+				return [insertSizes]*sql.Stmt{}, err
+			}
+			s.inserts[k] = st
+		}
+		if rows == maxInsertRows {
+			n %= maxInsertRows // every further full chunk uses the same statement
+		} else {
+			n -= rows
+		}
+	}
+	return s.inserts, nil
+}
+
 // insert writes events in one transaction.
 func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
+	stmts, err := s.insertStmts(ctx, len(events))
+	if err != nil {
+		return err
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -135,21 +219,23 @@ func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
 			_ = tx.Rollback()
 		}
 	}()
-	for chunk := range slices.Chunk(events, insertChunk) {
-		b := &builder{d: s.d}
-		b.sql("INSERT INTO events (" + columns + ") VALUES ")
-		for i, e := range chunk {
-			if i > 0 {
-				b.sql(", ")
-			}
-			b.sql("(").arg(e.ID).sql(", ").arg(e.Ref).sql(", ").arg(string(e.Kind)).sql(", ").arg(e.Time.UnixNano()).
-				sql(", ").arg(e.Harness).sql(", ").arg(e.Session).sql(", ").arg(e.Agent).
-				sql(", ").arg(string(e.Check)).sql(", ").arg(string(e.Verdict)).sql(", ").arg(string(e.Category)).
-				sql(", ").arg(e.Provider).sql(", ").arg(e.Pending).sql(", ").arg(string(e.Payload)).sql(")")
+	var txStmts [insertSizes]*sql.Stmt // closed by the commit or rollback
+	args := make([]any, 0, insertColumns*min(len(events), maxInsertRows))
+	for len(events) > 0 {
+		rows, k := insertRows(len(events))
+		if txStmts[k] == nil {
+			txStmts[k] = tx.StmtContext(ctx, stmts[k])
 		}
-		if _, err = tx.ExecContext(ctx, b.sb.String(), b.args...); err != nil {
+		args = args[:0]
+		for i := range rows {
+			e := &events[i]
+			args = append(args, e.ID, e.Ref, string(e.Kind), e.Time.UnixNano(), e.Harness, e.Session, e.Agent,
+				string(e.Check), string(e.Verdict), string(e.Category), e.Provider, e.Pending, string(e.Payload))
+		}
+		if _, err = txStmts[k].ExecContext(ctx, args...); err != nil {
 			return err
 		}
+		events = events[rows:]
 	}
 	return tx.Commit()
 }
@@ -481,6 +567,11 @@ func (s *sqlStore) Close() error {
 	}
 	s.closed = true
 	var errs []error
+	for _, st := range s.inserts {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
 	if s.r != s.w {
 		errs = append(errs, s.r.Close())
 	}

@@ -16,6 +16,11 @@ import (
 
 var sqliteDialect = &dialect{
 	name: "sqlite",
+	// OR ROLLBACK: a row that breaks a constraint (a duplicate ID) rolls the whole transaction
+	// back, which is what Append does on any error anyway. With the default, ABORT, SQLite
+	// must be able to undo one statement of many rows alone, and so copies every page the
+	// statement changes to a statement journal first.
+	insert: "INSERT OR ROLLBACK INTO",
 	// BEGIN IMMEDIATE (the writer pool's _txlock) already holds the write lock.
 	migrationLock: "",
 	isDuplicate: func(err error) bool {
