@@ -83,6 +83,26 @@ func TestTurns(t *testing.T) {
 		{"demo__demo-12", 0, termination.RecursionLimit, "LimitsExceeded", stopgate.Stop, stopgate.CheckError, ""},
 		{"demo__demo-13", 0, termination.RateLimited, "RateLimitError", stopgate.Retry, stopgate.CheckError, ""},
 		{"demo__demo-14", 0, termination.Cancelled, "UserInterruption", "", "", ""},
+
+		{"codex-stall", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
+		{"codex-stall", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "I'll add the changelog entry next."},
+		{"codex-background", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckProcesses, ""},
+		{"codex-endings", 0, termination.Cancelled, "interrupted", "", "", ""},
+		{"codex-endings", 1, termination.ContextOverflow, "context_window_exceeded", stopgate.Retry, stopgate.CheckError, ""},
+		{"codex-endings", 2, termination.RecursionLimit, "budget_limited", stopgate.Stop, stopgate.CheckError, ""},
+		{"codex-endings", 3, termination.AuthFailed, "", stopgate.Stop, stopgate.CheckError, ""},
+		{"codex-endings", 4, termination.StreamCut, "response_stream_disconnected", stopgate.Retry, stopgate.CheckError, ""},
+
+		{"gemini-stall", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
+		{"gemini-stall", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "Let me write the regression test now."},
+		{"gemini-background", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckProcesses, ""},
+		{"gemini-endings", 0, termination.Cancelled, "user_cancelled", "", "", ""},
+		{"gemini-endings", 1, termination.RateLimited, "", stopgate.Retry, stopgate.CheckError, ""},
+		{"gemini-endings", 2, termination.OutputTruncated, "max_tokens", stopgate.Continue, stopgate.CheckStopMetadata, ""},
+		{"gemini-endings", 3, termination.ToolLoopGuard, "loop_detected", stopgate.Stop, stopgate.CheckError, ""},
+		{"gemini-endings", 4, termination.EmptyResponse, "NO_RESPONSE_TEXT", stopgate.Retry, stopgate.CheckError, ""},
+		{"gemini-legacy", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
+		{"gemini-legacy", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "I'll check the internal packages next."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.session+"/"+itoa(tt.turn), func(t *testing.T) {
@@ -147,8 +167,8 @@ func TestNudges(t *testing.T) {
 func TestFiles(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	rep := run(t, nil, filepath.Join(handwritten, "other"), missing, filepath.Join(handwritten, "claude-code", "stall.jsonl"))
-	if got, want := rep.Files.Skipped, map[string]int{skipUnknown: 4}; !reflect.DeepEqual(got, want) {
-		t.Errorf("skipped %v, want %v (notes.txt, empty.jsonl, a Codex rollout, a Gemini CLI session)", got, want)
+	if got, want := rep.Files.Skipped, map[string]int{skipUnknown: 2, "nothing to audit: no turns": 2}; !reflect.DeepEqual(got, want) {
+		t.Errorf("skipped %v, want %v (notes.txt, empty.jsonl; a Codex rollout and a Gemini CLI session with no prompt)", got, want)
 	}
 	failed := map[string]string{}
 	for _, f := range rep.Failures {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -41,15 +40,9 @@ func (ClaudeCode) Format() string { return FormatClaudeCode }
 // messageId). Codex rollout lines ({timestamp, type, payload}) and Gemini CLI records have
 // none of these together.
 func (ClaudeCode) Detect(_ string, head []byte) bool {
-	head = bytes.TrimLeft(head, " \t\r\n")
-	if len(head) == 0 || head[0] != '{' {
+	line, complete, ok := firstLine(head)
+	if !ok {
 		return false
-	}
-	line, complete := head, false
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		line, complete = head[:i], true
-	} else if len(head) < HeadBytes {
-		complete = true // the whole file is one line
 	}
 	if complete {
 		var e struct {
@@ -77,6 +70,19 @@ func (ClaudeCode) Detect(_ string, head []byte) bool {
 	return false
 }
 
+// firstLine returns the first line of a file's head, blank lines and leading spaces skipped,
+// when it starts a JSON object (ok); complete is false when the line goes on past the head.
+func firstLine(head []byte) (line []byte, complete, ok bool) {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) == 0 || head[0] != '{' {
+		return nil, false, false
+	}
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		return head[:i], true, true
+	}
+	return head, len(head) < HeadBytes, true // shorter than the head: the whole file is one line
+}
+
 // Read implements Reader.
 func (ClaudeCode) Read(path string) ([]*Session, error) {
 	if strings.HasPrefix(filepath.Base(path), "agent-acompact-") {
@@ -86,10 +92,7 @@ func (ClaudeCode) Read(path string) ([]*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claude-code: %w", err)
 	}
-	var mtime time.Time
-	if fi, err := os.Stat(path); err == nil {
-		mtime = fi.ModTime()
-	}
+	mtime := modTime(path)
 	var out []*Session
 	if len(s.Turns) > 0 {
 		out = append(out, claudeSession(s, path, mtime))
@@ -120,15 +123,15 @@ func claudeSession(s *transcript.Session, path string, mtime time.Time) *Session
 		t := hook.SessionTurn(s, i)
 		out.Turns[i] = Turn{Turn: t, Ending: TurnEnding(t, tr.Interrupted), Interrupted: tr.Interrupted, Trigger: string(tr.Trigger)}
 	}
-	out.Nudges = claudeNudges(s)
+	out.Nudges = hookNudges(s)
 	return out
 }
 
-// claudeNudges reads the nudges a stop hook gave in s, and what the agent did after each: the
-// assistant messages after the nudge and before the next one in the same turn (or the turn's
-// end) are its continuation. Records with no assistant message between them belong to one
-// stop and make one nudge.
-func claudeNudges(s *transcript.Session) []Nudge {
+// hookNudges reads the nudges a stop hook gave in s (a Claude Code transcript, or a Codex
+// rollout's Session), and what the agent did after each: the assistant messages after the
+// nudge and before the next one in the same turn (or the turn's end) are its continuation.
+// Records with no assistant message between them belong to one stop and make one nudge.
+func hookNudges(s *transcript.Session) []Nudge {
 	var out []Nudge
 	lastLine, lastTurn := -1, -1
 	for k, h := range s.StopHooks {

@@ -17,11 +17,15 @@
 //
 //   - Claude Code session transcripts (ClaudeCode): the turns of the session and of its
 //     sub-agents, each Turn built by hook.SessionTurn.
+//   - Codex CLI rollouts (Codex): the user turns of one session, each Turn built by
+//     hook.CodexSessionTurn, ended by the turn's turn_aborted reason or error event.
+//   - Gemini CLI chat sessions, JSONL and legacy JSON (GeminiCLI): the turns hook.GeminiTurns
+//     splits the session into, each Turn built by hook.GeminiSessionTurn, ended by the error
+//     and info records Gemini CLI writes after it.
 //   - SWE-agent and mini-swe-agent trajectories (Trajectory): one run, ended by its
 //     info.exit_status, mapped by ExitStatusReason.
 //
-// Other harnesses plug in as a Reader (Codex rollouts and Gemini CLI chats, once their
-// readers exist): one Reader, one line in DefaultReaders.
+// Other harnesses plug in as a Reader: one Reader, one line in DefaultReaders.
 //
 // # What is decided
 //

@@ -79,15 +79,22 @@ func FuzzExitStatusReason(f *testing.F) {
 	})
 }
 
-// FuzzClaudeCode checks that detecting and reading any file as a Claude Code transcript never
-// panics, and that what it reads is consistent: nudges in range, a decision for every turn.
+// FuzzClaudeCode fuzzes the Claude Code transcript reader, from the hand-written transcripts.
 func FuzzClaudeCode(f *testing.F) {
 	addFiles(f, filepath.Join(handwritten, "claude-code", "*.jsonl"))
 	f.Add([]byte(`{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"Stop hook feedback:\n- [x]: go on"}}`))
+	fuzzReader(f, ClaudeCode{}, "s.jsonl")
+}
+
+// fuzzReader checks that detecting and reading any file named name with rd never panics, fails
+// only on I/O (never on content), and that what it reads is consistent: sessions of rd's
+// format with turns, nudges in range (their text valid UTF-8 when the file is), a valid ending
+// and a decision for every turn.
+func fuzzReader(f *testing.F, rd Reader, name string) {
 	dir := f.TempDir()
 	sup := stopgate.New(stopgate.Config{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(dir, "s.jsonl")
+		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -95,8 +102,8 @@ func FuzzClaudeCode(f *testing.F) {
 		if len(head) > HeadBytes {
 			head = head[:HeadBytes]
 		}
-		_ = (ClaudeCode{}).Detect(path, head)
-		ss, err := (ClaudeCode{}).Read(path)
+		_ = rd.Detect(path, head)
+		ss, err := rd.Read(path)
 		if err != nil {
 			if !errors.Is(err, ErrSkip) {
 				t.Fatalf("content made an error: %v", err)
@@ -104,9 +111,17 @@ func FuzzClaudeCode(f *testing.F) {
 			return
 		}
 		for _, s := range ss {
+			if s.Format != rd.Format() || len(s.Turns) == 0 {
+				t.Fatalf("session of format %q with %d turns", s.Format, len(s.Turns))
+			}
 			for _, n := range s.Nudges {
 				if n.Turn < 0 || n.Turn >= len(s.Turns) || n.ToolCalls < 0 || !utf8.ValidString(n.Text) && utf8.ValidString(string(data)) {
 					t.Fatalf("nudge %+v of %d turns", n, len(s.Turns))
+				}
+			}
+			for i, tr := range s.Turns {
+				if !tr.Ending.Category.Valid() {
+					t.Fatalf("turn %d: ending %q is not a category", i, tr.Ending.Category)
 				}
 			}
 			a := &auditor{Options{Supervisor: sup}}
@@ -116,4 +131,21 @@ func FuzzClaudeCode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzCodex fuzzes the Codex rollout reader, from the hand-written and recorded rollouts.
+func FuzzCodex(f *testing.F) {
+	addFiles(f, filepath.Join(handwritten, "codex", "*.jsonl"))
+	addFiles(f, recordedSessions[0])
+	f.Add([]byte(`{"timestamp":"t","type":"event_msg","payload":{"type":"turn_aborted","reason":"budget_limited"}}`))
+	fuzzReader(f, Codex{}, "rollout-fuzz.jsonl")
+}
+
+// FuzzGeminiCLI fuzzes the Gemini CLI session reader, from the hand-written and recorded
+// sessions.
+func FuzzGeminiCLI(f *testing.F) {
+	addFiles(f, filepath.Join(handwritten, "gemini", "*.json*"))
+	addFiles(f, recordedSessions[1])
+	f.Add([]byte(`{"id":"u","type":"user","content":"go"}` + "\n" + `{"id":"i","type":"info","content":"⚠️  Response truncated due to token limits."}`))
+	fuzzReader(f, GeminiCLI{}, "session-fuzz.jsonl")
 }

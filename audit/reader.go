@@ -19,9 +19,9 @@ var ErrSkip = errors.New("nothing to audit")
 // Reader reads one session-file format into Sessions. Run asks each Reader in turn whether it
 // knows a file, and the first that does reads it.
 //
-// Plugging in another harness's reader (Codex rollouts, Gemini CLI chats) takes one Reader
-// and one line in DefaultReaders; ReaderFunc and SessionOf make the Reader itself a few lines
-// over the harness's own transcript reader and Turn builder.
+// Plugging in another harness's reader takes one Reader and one line in DefaultReaders;
+// ReaderFunc and SessionOf make the Reader itself a few lines over the harness's own
+// transcript reader and Turn builder.
 type Reader interface {
 	// Format names the format, as the report's "format" field spells it ("claude-code").
 	Format() string
@@ -38,11 +38,13 @@ type Reader interface {
 
 // DefaultReaders returns the readers Run uses when Options.Readers is nil, in the order they
 // are asked: SWE-agent and mini-swe-agent trajectories (by file name), then Claude Code
-// transcripts (by content).
+// transcripts, Codex rollouts and Gemini CLI sessions (by content; no file is in two of these).
 func DefaultReaders() []Reader {
 	return []Reader{
 		Trajectory{},
 		ClaudeCode{},
+		Codex{},
+		GeminiCLI{},
 	}
 }
 

@@ -119,8 +119,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 	return nil
 }
 
-// label names a session in the table: its file's name (a long session id cut to 8
-// characters), with the agent id after a slash for a sub-agent.
+// label names a session in the table: its file's name (a long session id in it, the whole
+// name or its end as in a Codex rollout's, cut to 8 characters), with the agent id after a
+// slash for a sub-agent.
 func label(s SessionReport) string {
 	if s.Agent != "" {
 		return short(s.Session) + "/" + s.Agent
@@ -132,8 +133,8 @@ func label(s SessionReport) string {
 			break
 		}
 	}
-	if name == s.Session {
-		return short(name)
+	if s.Session != "" && strings.HasSuffix(name, s.Session) {
+		return strings.TrimSuffix(name, s.Session) + short(s.Session)
 	}
 	return name
 }

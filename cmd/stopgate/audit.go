@@ -43,9 +43,17 @@ then acted (called a tool) or stopped again. Flags go before the paths.
 Formats:
   Claude Code session transcripts (JSONL, by content), with their sub-agents' transcripts
   (<session>/subagents/agent-*.jsonl are read with <session>.jsonl, not on their own)
+  Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, by their session_meta
+  first line), a sub-agent's rollout as that agent: a turn ends by its turn_aborted reason
+  or its error event
+  Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.jsonl, by their metadata
+  record, and the legacy session-*.json files), a sub-agent's chat as that agent: a turn
+  ends by the error and info records Gemini CLI writes after it; a hook's continuation
+  prompt starts a turn, as the file does not tell it from the user's
   SWE-agent trajectories (*.traj) and mini-swe-agent trajectories (*.traj.json), one run
-  each, ended by info.exit_status (see 'go doc github.com/stopgate/stopgate/audit
-  ExitStatusReason' for the mapping to termination categories)
+  each, ended by info.exit_status
+How each format's endings map to termination categories (and GeminiCLI, ExitStatusReason):
+  go doc github.com/stopgate/stopgate/audit Codex
 Other files are skipped and counted; a file that cannot be read is reported and the others go
 on. A turn the user interrupted ended cancelled, and is not decided: no stop hook runs then.
 

@@ -82,10 +82,10 @@ func TestAuditJSON(t *testing.T) {
 		t.Fatalf("not one JSON document: %v\n%s", err, out)
 	}
 	c := rep.Total.Counts
-	if rep.Total.Sessions != 22 || c.WouldBlock != 12 || c.Parked != 1 {
-		t.Errorf("total %d sessions, %d would block, %d parked; want 22, 12, 1", rep.Total.Sessions, c.WouldBlock, c.Parked)
+	if rep.Total.Sessions != 29 || c.WouldBlock != 22 || c.Parked != 1 {
+		t.Errorf("total %d sessions, %d would block, %d parked; want 29, 22, 1", rep.Total.Sessions, c.WouldBlock, c.Parked)
 	}
-	wantChecks := map[string]int{"stall": 2, "processes": 1, "todos": 1, "livelock": 2, "stop_metadata": 1, "error": 5}
+	wantChecks := map[string]int{"stall": 5, "processes": 3, "todos": 1, "livelock": 2, "stop_metadata": 2, "error": 9}
 	for k, v := range wantChecks {
 		if c.WouldBlockByCheck[k] != v {
 			t.Errorf("would block by %s: %d, want %d (all: %v)", k, c.WouldBlockByCheck[k], v, c.WouldBlockByCheck)
@@ -94,7 +94,7 @@ func TestAuditJSON(t *testing.T) {
 	if c.NudgeOutcomes["acted"] != 1 || c.NudgeOutcomes["stopped_again"] != 1 {
 		t.Errorf("nudge outcomes %v", c.NudgeOutcomes)
 	}
-	if rep.Files.Failed != 2 || len(rep.Failures) != 2 || rep.Files.Skipped["unknown format"] != 4 {
+	if rep.Files.Failed != 2 || len(rep.Failures) != 2 || rep.Files.Skipped["unknown format"] != 2 || rep.Files.Skipped["nothing to audit: no turns"] != 2 {
 		t.Errorf("files %+v, failures %+v", rep.Files, rep.Failures)
 	}
 	found := false
@@ -107,6 +107,101 @@ func TestAuditJSON(t *testing.T) {
 	}
 	if !found {
 		t.Error("the stall turn does not quote its sentence")
+	}
+}
+
+// TestAuditMixedFolder audits a folder laid out as the harnesses lay out their session files,
+// holding Claude Code, Codex and Gemini CLI sessions side by side (the hand-written fixtures of
+// the audit package, and the sessions the end-to-end suites recorded from Codex 0.169.0 and
+// Gemini CLI 0.61.0), and records it in the event log.
+func TestAuditMixedFolder(t *testing.T) {
+	dir := t.TempDir()
+	place := func(from string, to ...string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(append([]string{dir}, to...)...)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorded := filepath.Join("..", "..", "hook", "testdata")
+	place(filepath.Join(auditFixtures, "claude-code", "stall.jsonl"), "claude", "projects", "-work-demo", "a0d17000-0000-4000-8000-000000000001.jsonl")
+	place(filepath.Join(auditFixtures, "codex", "codex-stall.jsonl"), "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T09-00-00-c0de0000-0000-4000-8000-000000000001.jsonl")
+	place(filepath.Join(auditFixtures, "codex", "codex-background.jsonl"), "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c0de0000-0000-4000-8000-000000000002.jsonl")
+	place(filepath.Join(recorded, "codex", "rollout-0.169.0.jsonl"), "codex", "sessions", "2026", "11", "29", "rollout-2026-11-29T22-34-02-00000000-0000-4000-8000-0000000000c1.jsonl")
+	place(filepath.Join(auditFixtures, "gemini", "gemini-background.jsonl"), "gemini", "tmp", "0f0e0d0c", "chats", "session-2026-03-03T10-00-9e0d0000.jsonl")
+	place(filepath.Join(auditFixtures, "gemini", "gemini-legacy.json"), "gemini", "tmp", "0f0e0d0c", "chats", "session-2026-03-03T12-00-9e0d0000.json")
+	place(filepath.Join(recorded, "gemini", "session-0.61.0.jsonl"), "gemini", "tmp", "9dad1e4e", "chats", "session-2026-11-29T22-46-00000000.jsonl")
+	place(filepath.Join(auditFixtures, "other", "notes.txt"), "notes.txt")
+
+	out, errOut, code := runCmd(t, "", "audit", dir)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"a0d17000 ", "rollout-2026-03-02T09-00-00-c0de0000 ", "rollout-2026-11-29T22-34-02-00000000 ",
+		"session-2026-03-03T10-00-9e0d0000 ", "session-2026-11-29T22-46-00000000 ",
+		"TOTAL (7 sessions)", `"I'll add the changelog entry next."`, "unresolved: 5150", "unresolved: 7311",
+		"Files: 8 found, 7 audited, 0 read with their session, 1 skipped (unknown format 1), 0 failed.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, _, code = runCmd(t, "", "audit", "--json", dir)
+	var rep struct {
+		Sessions []struct {
+			Format  string `json:"format"`
+			Harness string `json:"harness"`
+			Counts  struct {
+				WouldBlock int `json:"would_block"`
+			} `json:"counts"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 {
+		t.Fatalf("exit %d, not one JSON document: %v\n%s", code, err, out)
+	}
+	type key struct{ format, harness string }
+	sessions, blocks := map[key]int{}, map[key]int{}
+	for _, s := range rep.Sessions {
+		k := key{s.Format, s.Harness}
+		sessions[k]++
+		blocks[k] += s.Counts.WouldBlock
+	}
+	for k, want := range map[key][2]int{
+		{"claude-code", "claude-code"}: {1, 1},
+		{"codex", "codex"}:             {3, 2},
+		{"gemini-cli", "gemini-cli"}:   {3, 2},
+	} {
+		if sessions[k] != want[0] || blocks[k] != want[1] {
+			t.Errorf("%s: %d sessions, %d would block; want %d, %d", k.format, sessions[k], blocks[k], want[0], want[1])
+		}
+	}
+
+	db := filepath.Join(t.TempDir(), "events.db")
+	if _, errOut, code := runCmd(t, "", "audit", "--record", "--store", db, dir); code != 0 {
+		t.Fatalf("recording: exit %d, stderr %q", code, errOut)
+	}
+	st, err := store.Open(t.Context(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for harness, want := range map[string]int{"claude-code": 2, "codex": 4, "gemini-cli": 5} {
+		got, err := st.Query(t.Context(), store.Filter{Kind: store.KindDecision, Harness: harness})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != want {
+			t.Errorf("%d %s decisions in the log, want one per stop (%d)", len(got), harness, want)
+		}
 	}
 }
 

@@ -1,0 +1,29 @@
+package audit
+
+import "testing"
+
+// TestLabel checks how the table names sessions.
+func TestLabel(t *testing.T) {
+	const id = "c0de0000-0000-4000-8000-000000000001"
+	tests := []struct {
+		name string
+		s    SessionReport
+		want string
+	}{
+		{"a Claude Code session named by its id", SessionReport{Path: "/p/" + id + ".jsonl", Session: id}, "c0de0000"},
+		{"a sub-agent", SessionReport{Path: "/p/agent-a1.jsonl", Session: id, Agent: "a1"}, "c0de0000/a1"},
+		{"a Codex rollout", SessionReport{Path: "/s/2026/03/02/rollout-2026-03-02T09-00-00-" + id + ".jsonl", Session: id}, "rollout-2026-03-02T09-00-00-c0de0000"},
+		{"a Gemini CLI session", SessionReport{Path: "/t/chats/session-2026-03-03T09-00-c0de0000.jsonl", Session: id}, "session-2026-03-03T09-00-c0de0000"},
+		{"a legacy Gemini CLI session", SessionReport{Path: "/t/chats/session-2026-03-03T09-00-c0de0000.json", Session: id}, "session-2026-03-03T09-00-c0de0000"},
+		{"a trajectory", SessionReport{Path: "/r/demo__demo-1.traj.json", Session: "demo__demo-1"}, "demo__demo-1"},
+		{"a file named otherwise", SessionReport{Path: "/h/stall.jsonl", Session: id}, "stall"},
+		{"no session id", SessionReport{Path: "/h/stall.jsonl"}, "stall"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := label(tt.s); got != tt.want {
+				t.Errorf("label = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
