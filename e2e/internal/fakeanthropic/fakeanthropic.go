@@ -22,15 +22,11 @@
 package fakeanthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/stopgate/stopgate/e2e/internal/fakeserver"
 )
 
 // Script decides what the model answers to one Messages API request. It is called once per
@@ -38,88 +34,47 @@ import (
 // concurrently, so it must be safe for concurrent use.
 type Script func(r *Request) Response
 
-// Server is a running scripted model server on a loopback port.
+// Server is a running scripted model server on a loopback port. Its URL (http://127.0.0.1:PORT)
+// is for ANTHROPIC_BASE_URL; its Requests are every request recorded so far.
 type Server struct {
-	// URL is the server's base URL (http://127.0.0.1:PORT), for ANTHROPIC_BASE_URL.
-	URL string
+	fakeserver.Server[*Request]
 
 	script Script
-	srv    *http.Server
-	ln     net.Listener
-	done   chan struct{}
-	ids    atomic.Int64
-
-	mu   sync.Mutex
-	reqs []*Request
 }
 
 // Start starts a server on 127.0.0.1 on a free port, answering with script. Close it when done.
 // It panics if no loopback port can be had, as httptest.NewServer does.
 func Start(script Script) *Server {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("fakeanthropic: listen on loopback: %v", err))
-	}
-	s := &Server{URL: "http://" + ln.Addr().String(), script: script, ln: ln, done: make(chan struct{})}
-	s.srv = &http.Server{Handler: s}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(ln) // returns http.ErrServerClosed on Close
-	}()
+	s := &Server{script: script}
+	s.Server.Start("fakeanthropic", s)
 	return s
-}
-
-// Close stops the server, closing open connections, and waits for it to finish.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	<-s.done
-}
-
-// Requests returns every request recorded so far, in the order they were answered (for a
-// client that waits for each answer before its next request, the order they were sent).
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.reqs...)
 }
 
 // MessagesRequests returns the POST /v1/messages requests received so far, in order,
 // keeping those for which keep returns true; a nil keep keeps them all.
 func (s *Server) MessagesRequests(keep func(*Request) bool) []*Request {
-	var out []*Request
-	for _, r := range s.Requests() {
-		if r.Method == http.MethodPost && r.Path == "/v1/messages" && (keep == nil || keep(r)) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.Select(func(r *Request) bool {
+		return r.Method == http.MethodPost && r.Path == "/v1/messages" && (keep == nil || keep(r))
+	})
 }
 
 // ServeHTTP answers the request and records it. A request is recorded once its answer is
 // settled (for POST /v1/messages, once the script has returned) and before the answer is
 // written, so a Request never changes after Requests returns it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	req := &Request{
-		Method:   hr.Method,
-		Path:     hr.URL.Path,
-		RawQuery: hr.URL.RawQuery,
-		Header:   hr.Header.Clone(),
-		Body:     body,
-	}
-	if err == nil && len(bytes.TrimSpace(body)) > 0 {
+	base, err := fakeserver.Read(hr)
+	req := &Request{Request: base}
+	body := req.Body
+	if err == nil && req.HasBody() {
 		req.DecodeErr = req.decode()
 	}
 	messages := hr.Method == http.MethodPost && hr.URL.Path == "/v1/messages"
 	if err == nil && messages && req.DecodeErr == nil {
 		resp := s.script(req)
-		resp.fill(req, s.ids.Add(1))
+		resp.fill(req, s.NextID())
 		req.Response = &resp
 	}
-	s.mu.Lock()
-	req.Seq = len(s.reqs)
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
+	s.Record(req)
 
 	switch {
 	case err != nil:
@@ -199,12 +154,12 @@ func writeStream(w http.ResponseWriter, resp Response) {
 		event("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": b.wire(false)})
 		switch b.Type {
 		case "text":
-			for _, part := range chunks(b.Text, 3) {
+			for _, part := range fakeserver.Split(b.Text, 3) {
 				event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
 					"delta": map[string]string{"type": "text_delta", "text": part}})
 			}
 		case "tool_use":
-			for _, part := range chunks(string(b.Input), 2) {
+			for _, part := range fakeserver.Split(string(b.Input), 2) {
 				event("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
 					"delta": map[string]string{"type": "input_json_delta", "partial_json": part}})
 			}
@@ -217,26 +172,4 @@ func writeStream(w http.ResponseWriter, resp Response) {
 		"usage": map[string]int{"output_tokens": resp.OutputTokens},
 	})
 	event("message_stop", map[string]string{"type": "message_stop"})
-}
-
-// chunks splits s into at most n pieces of roughly equal length, on rune boundaries. An empty
-// s gives no pieces.
-func chunks(s string, n int) []string {
-	if s == "" {
-		return nil
-	}
-	r := []rune(s)
-	size := max(1, (len(r)+n-1)/n)
-	var out []string
-	for len(r) > 0 {
-		k := min(size, len(r))
-		out = append(out, string(r[:k]))
-		r = r[k:]
-	}
-	return out
-}
-
-// estimateTokens is a rough token count of s, for usage figures.
-func estimateTokens(s string) int {
-	return max(1, len(strings.Fields(s)))
 }

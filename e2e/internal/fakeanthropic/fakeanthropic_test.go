@@ -469,25 +469,6 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 }
 
-func TestChunks(t *testing.T) {
-	tests := []struct {
-		s    string
-		n    int
-		want []string
-	}{
-		{"", 3, nil},
-		{"a", 3, []string{"a"}},
-		{"abcdef", 3, []string{"ab", "cd", "ef"}},
-		{"abcdefg", 3, []string{"abc", "def", "g"}},
-		{"äöü", 2, []string{"äö", "ü"}},
-	}
-	for _, tt := range tests {
-		if got := chunks(tt.s, tt.n); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("chunks(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
-		}
-	}
-}
-
 func TestToolUsePanicsOnBadInput(t *testing.T) {
 	defer func() {
 		if recover() == nil {

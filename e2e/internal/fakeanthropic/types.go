@@ -3,27 +3,15 @@ package fakeanthropic
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/stopgate/stopgate/e2e/internal/fakeserver"
 )
 
 // Request is one HTTP request the server received, with its Messages API body decoded.
 type Request struct {
-	// Seq is the request's position among all requests recorded, from 0; it is set when the
-	// request is recorded, after the script has seen it.
-	Seq int
-	// Method, Path and RawQuery are the request line's ("POST", "/v1/messages", "beta=true").
-	Method, Path, RawQuery string
-	// Header is the request's header.
-	Header http.Header
-	// Body is the raw body.
-	Body []byte
-	// JSON is the body decoded as a generic JSON object; nil when the body was empty or not an
-	// object.
-	JSON map[string]any
-	// DecodeErr is why the body could not be decoded, if it could not.
-	DecodeErr error
+	fakeserver.Request
 
 	// Model, MaxTokens and Stream are the body's fields of those names.
 	Model     string
@@ -309,7 +297,7 @@ func (resp *Response) fill(req *Request, n int64) {
 	if resp.OutputTokens == 0 {
 		n := 0
 		for _, b := range resp.Content {
-			n += estimateTokens(b.Text) + estimateTokens(string(b.Input))
+			n += fakeserver.EstimateTokens(b.Text) + fakeserver.EstimateTokens(string(b.Input))
 		}
 		resp.OutputTokens = n
 	}

@@ -23,15 +23,12 @@
 package fakegemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/stopgate/stopgate/e2e/internal/fakeserver"
 )
 
 // Script decides what the model answers to one generate request. It is called once per
@@ -39,60 +36,28 @@ import (
 // when the client sends requests concurrently, so it must be safe for concurrent use.
 type Script func(r *Request) Response
 
-// Server is a running scripted model server on a loopback port.
+// Server is a running scripted model server on a loopback port. Its URL (http://127.0.0.1:PORT)
+// is for GOOGLE_GEMINI_BASE_URL; its Requests are every request recorded so far.
 type Server struct {
-	// URL is the server's base URL (http://127.0.0.1:PORT), for GOOGLE_GEMINI_BASE_URL.
-	URL string
+	fakeserver.Server[*Request]
 
 	script Script
-	srv    *http.Server
-	done   chan struct{}
-	ids    atomic.Int64
-
-	mu   sync.Mutex
-	reqs []*Request
 }
 
 // Start starts a server on 127.0.0.1 on a free port, answering with script. Close it when done.
 // It panics if no loopback port can be had, as httptest.NewServer does.
 func Start(script Script) *Server {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("fakegemini: listen on loopback: %v", err))
-	}
-	s := &Server{URL: "http://" + ln.Addr().String(), script: script, done: make(chan struct{})}
-	s.srv = &http.Server{Handler: s}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(ln) // returns http.ErrServerClosed on Close
-	}()
+	s := &Server{script: script}
+	s.Server.Start("fakegemini", s)
 	return s
-}
-
-// Close stops the server, closing open connections, and waits for it to finish.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	<-s.done
-}
-
-// Requests returns every request recorded so far, in the order they were answered (for a
-// client that waits for each answer before its next request, the order they were sent).
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.reqs...)
 }
 
 // GenerateRequests returns the generate requests received so far, in order, keeping those for
 // which keep returns true; a nil keep keeps them all.
 func (s *Server) GenerateRequests(keep func(*Request) bool) []*Request {
-	var out []*Request
-	for _, r := range s.Requests() {
-		if r.Generate() && r.Response != nil && (keep == nil || keep(r)) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.Select(func(r *Request) bool {
+		return r.Generate() && r.Response != nil && (keep == nil || keep(r))
+	})
 }
 
 // modelPath splits /v1beta/models/{model}:{action}; ok is false for another path.
@@ -112,27 +77,19 @@ func modelPath(path string) (model, action string, ok bool) {
 // settled (for a generate request, once the script has returned) and before the answer is
 // written, so a Request never changes after Requests returns it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	req := &Request{
-		Method:   hr.Method,
-		Path:     hr.URL.Path,
-		RawQuery: hr.URL.RawQuery,
-		Header:   hr.Header.Clone(),
-		Body:     body,
-	}
+	base, err := fakeserver.Read(hr)
+	req := &Request{Request: base}
+	body := req.Body
 	req.Model, req.Action, _ = modelPath(hr.URL.Path)
-	if err == nil && len(bytes.TrimSpace(body)) > 0 {
+	if err == nil && req.HasBody() {
 		req.DecodeErr = req.decode()
 	}
 	if err == nil && req.Generate() && req.DecodeErr == nil {
 		resp := s.script(req)
-		resp.fill(req, s.ids.Add(1))
+		resp.fill(req, s.NextID())
 		req.Response = &resp
 	}
-	s.mu.Lock()
-	req.Seq = len(s.reqs)
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
+	s.Record(req)
 
 	switch {
 	case err != nil:
@@ -197,7 +154,7 @@ func writeStream(w http.ResponseWriter, resp Response) {
 			chunks = append(chunks, []Part{p})
 			continue
 		}
-		for _, piece := range split(p.Text, 3) {
+		for _, piece := range fakeserver.Split(p.Text, 3) {
 			q := p
 			q.Text = piece
 			chunks = append(chunks, []Part{q})
@@ -213,17 +170,4 @@ func writeStream(w http.ResponseWriter, resp Response) {
 			flusher.Flush()
 		}
 	}
-}
-
-// split splits s into at most n pieces of roughly equal length, on rune boundaries.
-func split(s string, n int) []string {
-	r := []rune(s)
-	size := max(1, (len(r)+n-1)/n)
-	var out []string
-	for len(r) > 0 {
-		k := min(size, len(r))
-		out = append(out, string(r[:k]))
-		r = r[k:]
-	}
-	return out
 }

@@ -6,25 +6,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/stopgate/stopgate/e2e/internal/fakeserver"
 )
 
 // Request is one HTTP request the server received, with its Gemini API body decoded.
 type Request struct {
-	// Seq is the request's position among all requests recorded, from 0; it is set when the
-	// request is recorded, after the script has seen it.
-	Seq int
-	// Method, Path and RawQuery are the request line's ("POST",
-	// "/v1beta/models/gemini-2.5-flash:streamGenerateContent", "alt=sse").
-	Method, Path, RawQuery string
-	// Header is the request's header.
-	Header http.Header
-	// Body is the raw body.
-	Body []byte
-	// JSON is the body decoded as a generic JSON object; nil when the body was empty or not an
-	// object.
-	JSON map[string]any
-	// DecodeErr is why the body could not be decoded, if it could not.
-	DecodeErr error
+	fakeserver.Request
 
 	// Model and Action are the path's /v1beta/models/{Model}:{Action}; empty for another path.
 	Model, Action string

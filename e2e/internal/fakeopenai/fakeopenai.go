@@ -24,15 +24,12 @@
 package fakeopenai
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/stopgate/stopgate/e2e/internal/fakeserver"
 )
 
 // Script decides what the model answers to one Responses API request. It is called once per
@@ -40,88 +37,50 @@ import (
 // concurrently, so it must be safe for concurrent use.
 type Script func(r *Request) Response
 
-// Server is a running scripted model server on a loopback port.
+// Server is a running scripted model server on a loopback port. Its URL is the server's root
+// (http://127.0.0.1:PORT); its Requests are every request recorded so far.
 type Server struct {
-	// URL is the server's root (http://127.0.0.1:PORT); BaseURL is URL + "/v1", the base_url
-	// of an OpenAI-compatible provider.
-	URL, BaseURL string
+	fakeserver.Server[*Request]
+
+	// BaseURL is URL + "/v1", the base_url of an OpenAI-compatible provider.
+	BaseURL string
 
 	script Script
-	srv    *http.Server
-	done   chan struct{}
-	ids    atomic.Int64
-
-	mu   sync.Mutex
-	reqs []*Request
 }
 
 // Start starts a server on 127.0.0.1 on a free port, answering with script. Close it when done.
 // It panics if no loopback port can be had, as httptest.NewServer does.
 func Start(script Script) *Server {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("fakeopenai: listen on loopback: %v", err))
-	}
-	url := "http://" + ln.Addr().String()
-	s := &Server{URL: url, BaseURL: url + "/v1", script: script, done: make(chan struct{})}
-	s.srv = &http.Server{Handler: s}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(ln) // returns http.ErrServerClosed on Close
-	}()
+	s := &Server{script: script}
+	s.Server.Start("fakeopenai", s)
+	s.BaseURL = s.URL + "/v1"
 	return s
-}
-
-// Close stops the server, closing open connections, and waits for it to finish.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	<-s.done
-}
-
-// Requests returns every request recorded so far, in the order they were answered.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.reqs...)
 }
 
 // ResponsesRequests returns the POST /v1/responses requests received so far, in order,
 // keeping those for which keep returns true; a nil keep keeps them all.
 func (s *Server) ResponsesRequests(keep func(*Request) bool) []*Request {
-	var out []*Request
-	for _, r := range s.Requests() {
-		if r.Method == http.MethodPost && r.Path == "/v1/responses" && (keep == nil || keep(r)) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return s.Select(func(r *Request) bool {
+		return r.Method == http.MethodPost && r.Path == "/v1/responses" && (keep == nil || keep(r))
+	})
 }
 
 // ServeHTTP answers the request and records it. A request is recorded once its answer is
 // settled (for POST /v1/responses, once the script has returned) and before the answer is
 // written, so a Request never changes after Requests returns it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
-	body, err := io.ReadAll(hr.Body)
-	req := &Request{
-		Method:   hr.Method,
-		Path:     hr.URL.Path,
-		RawQuery: hr.URL.RawQuery,
-		Header:   hr.Header.Clone(),
-		Body:     body,
-	}
-	if err == nil && len(bytes.TrimSpace(body)) > 0 {
+	base, err := fakeserver.Read(hr)
+	req := &Request{Request: base}
+	if err == nil && req.HasBody() {
 		req.DecodeErr = req.decode()
 	}
 	responses := hr.Method == http.MethodPost && hr.URL.Path == "/v1/responses"
 	if err == nil && responses && req.DecodeErr == nil {
 		resp := s.script(req)
-		resp.fill(req, s.ids.Add(1))
+		resp.fill(req, s.NextID())
 		req.Response = &resp
 	}
-	s.mu.Lock()
-	req.Seq = len(s.reqs)
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
+	s.Record(req)
 
 	switch {
 	case err != nil:
@@ -176,37 +135,15 @@ func writeStream(w http.ResponseWriter, resp Response) {
 		event("response.output_item.added", map[string]any{"output_index": i, "item": it.wire(false)})
 		switch it.Type {
 		case "message":
-			for _, part := range chunks(it.Text, 3) {
+			for _, part := range fakeserver.Split(it.Text, 3) {
 				event("response.output_text.delta", map[string]any{"output_index": i, "content_index": 0, "item_id": it.ID, "delta": part})
 			}
 		case "function_call":
-			for _, part := range chunks(it.Arguments, 2) {
+			for _, part := range fakeserver.Split(it.Arguments, 2) {
 				event("response.function_call_arguments.delta", map[string]any{"output_index": i, "item_id": it.ID, "delta": part})
 			}
 		}
 		event("response.output_item.done", map[string]any{"output_index": i, "item": it.wire(true)})
 	}
 	event("response.completed", map[string]any{"response": resp.object("completed", true)})
-}
-
-// chunks splits s into at most n pieces of roughly equal length, on rune boundaries. An empty
-// s gives no pieces.
-func chunks(s string, n int) []string {
-	if s == "" {
-		return nil
-	}
-	r := []rune(s)
-	size := max(1, (len(r)+n-1)/n)
-	var out []string
-	for len(r) > 0 {
-		k := min(size, len(r))
-		out = append(out, string(r[:k]))
-		r = r[k:]
-	}
-	return out
-}
-
-// estimateTokens is a rough token count of s, for usage figures.
-func estimateTokens(s string) int {
-	return max(1, len(strings.Fields(s)))
 }

@@ -3,27 +3,15 @@ package fakeopenai
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/stopgate/stopgate/e2e/internal/fakeserver"
 )
 
 // Request is one HTTP request the server received, with its Responses API body decoded.
 type Request struct {
-	// Seq is the request's position among all requests recorded, from 0; it is set when the
-	// request is recorded, after the script has seen it.
-	Seq int
-	// Method, Path and RawQuery are the request line's ("POST", "/v1/responses", "").
-	Method, Path, RawQuery string
-	// Header is the request's header.
-	Header http.Header
-	// Body is the raw body.
-	Body []byte
-	// JSON is the body decoded as a generic JSON object; nil when the body was empty or not an
-	// object.
-	JSON map[string]any
-	// DecodeErr is why the body could not be decoded, if it could not.
-	DecodeErr error
+	fakeserver.Request
 
 	// Model and Stream are the body's fields of those names; Instructions its instructions.
 	Model        string
@@ -277,7 +265,7 @@ func (resp *Response) fill(req *Request, n int64) {
 	}
 	if resp.OutputTokens == 0 {
 		for _, it := range resp.Output {
-			resp.OutputTokens += estimateTokens(it.Text) + estimateTokens(it.Arguments)
+			resp.OutputTokens += fakeserver.EstimateTokens(it.Text) + fakeserver.EstimateTokens(it.Arguments)
 		}
 	}
 }
