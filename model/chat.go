@@ -105,6 +105,17 @@ var errErrorBody = errors.New("error body with a success status")
 // chatResult is what a chat-completions success body says.
 type chatResult struct {
 	text, finish, model string
+	// errData is the error event's data when a stream ended on one.
+	errData string
+}
+
+// errBody returns the body to classify for errErrorBody: the stream's error event, else the
+// whole body.
+func (r chatResult) errBody(body []byte) []byte {
+	if r.errData != "" {
+		return []byte(r.errData)
+	}
+	return body
 }
 
 // parseChatCompletion reads a chat-completions body. The text is the first choice's content

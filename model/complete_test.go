@@ -325,10 +325,48 @@ func assertReason(t *testing.T, err error, want termination.Category) {
 	}
 }
 
+// TestAnthropicStream covers an answer given as the Messages API's SSE stream although a plain
+// body was asked for (a proxy or gateway that always streams): the text and stop reason are
+// read from the events, and an overloaded_error event mid-stream, after a 200 and some text,
+// is the call's error, classified from the event's own body.
+func TestAnthropicStream(t *testing.T) {
+	const head = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-haiku-4-5\",\"content\":[],\"stop_reason\":null}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"YE\"}}\n\n"
+	const overloaded = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
+	t.Run("complete", func(t *testing.T) {
+		body := head + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"S\"}}\n\n" +
+			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n" +
+			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+		srv := newProvider(t, reply{status: 200, body: []byte(body)})
+		res, err := newClient(t, "anthropic:claude-haiku-4-5", srv, "").Complete(context.Background(), classifierRequest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Text != "YES" || res.FinishReason != "end_turn" || res.Model != "claude-haiku-4-5" {
+			t.Errorf("got %+v", res)
+		}
+	})
+	t.Run("overloaded mid-stream", func(t *testing.T) {
+		body := head + "event: error\ndata: " + overloaded + "\n\n"
+		srv := newProvider(t, reply{status: 200, body: []byte(body)})
+		_, err := newClient(t, "anthropic:claude-haiku-4-5", srv, "").Complete(context.Background(), classifierRequest)
+		if err == nil {
+			t.Fatal("Complete succeeded on a stream that ended on an error event")
+		}
+		if apiErr, ok := errors.AsType[*termination.APIError](err); !ok || apiErr.Body != overloaded {
+			t.Errorf("error does not carry the event's body: %v", err)
+		}
+		if !strings.Contains(err.Error(), "Overloaded") {
+			t.Errorf("Error() = %q, want the provider's message", err)
+		}
+		assertReason(t, err, termination.ProviderError)
+	})
+}
+
 // TestErrorBodyWithSuccessStatus covers the error bodies that arrive with 200: OpenRouter's
-// failed upstream call, and an Anthropic overloaded error outside a stream (this package does
-// not stream, so there is no SSE error event to read; a proxy that buffers the stream hands
-// the same body over with 200).
+// failed upstream call, and an Anthropic overloaded error as a plain body (a proxy that buffers
+// the stream hands the error over with 200).
 func TestErrorBodyWithSuccessStatus(t *testing.T) {
 	tests := []struct {
 		spec, fixture string

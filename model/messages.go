@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,10 +62,16 @@ func (c *messagesClient) Complete(ctx context.Context, req Request) (Response, e
 	if err != nil {
 		return Response{}, err
 	}
-	res, err := parseMessage(body)
+	parse := parseMessage
+	if isEventStream(body) {
+		// stopgate asks for a plain body, but a proxy (or a gateway that always streams)
+		// may answer with the Messages API's SSE stream instead.
+		parse = parseMessageStream
+	}
+	res, err := parse(body)
 	switch {
 	case errors.Is(err, errErrorBody):
-		return Response{}, c.failBody(http.StatusOK, nil, body)
+		return Response{}, c.failBody(http.StatusOK, nil, res.errBody(body))
 	case err != nil:
 		return Response{}, c.malformed(err)
 	}
@@ -85,6 +92,62 @@ func (c *messagesClient) request(req Request, effort bool) messagesRequest {
 		r.OutputConfig = &outputConfig{Effort: req.Effort}
 	}
 	return r
+}
+
+// isEventStream reports whether body is a server-sent event stream rather than a JSON body.
+func isEventStream(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return bytes.HasPrefix(b, []byte("event:")) || bytes.HasPrefix(b, []byte("data:"))
+}
+
+// parseMessageStream reads a Messages API SSE stream: the text deltas, the stop reason of the
+// message_delta event, and an `error` event anywhere in it (Anthropic sends overloaded_error
+// mid-stream, after a 200 and some text), which is errErrorBody with the event's data kept as
+// the error body, so the provider's error reaches the classifier as if it had come alone.
+func parseMessageStream(body []byte) (chatResult, error) {
+	var res chatResult
+	started := false
+	for _, line := range bytes.Split(body, []byte("\n")) {
+		data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
+		if !ok {
+			continue
+		}
+		data = bytes.TrimSpace(data)
+		var ev struct {
+			Type    string `json:"type"`
+			Message struct {
+				Model string `json:"model"`
+			} `json:"message"`
+			Delta struct {
+				Type       string  `json:"type"`
+				Text       string  `json:"text"`
+				StopReason *string `json:"stop_reason"`
+			} `json:"delta"`
+		}
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return res, fmt.Errorf("message stream: %w", err)
+		}
+		switch ev.Type {
+		case "error":
+			res.errData = string(data)
+			return res, errErrorBody
+		case "message_start":
+			started = true
+			res.model = ev.Message.Model
+		case "content_block_delta":
+			if ev.Delta.Type == "text_delta" {
+				res.text += ev.Delta.Text
+			}
+		case "message_delta":
+			if ev.Delta.StopReason != nil {
+				res.finish = *ev.Delta.StopReason
+			}
+		}
+	}
+	if !started {
+		return chatResult{}, errors.New("message stream: no message_start event")
+	}
+	return res, nil
 }
 
 // parseMessage reads a Messages API body. A body of type "error" (the shape of every
