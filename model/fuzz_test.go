@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,10 +46,16 @@ func FuzzParseChatCompletion(f *testing.F) {
 func FuzzParseMessage(f *testing.F) {
 	addFixtures(f, "anthropic")
 	f.Add([]byte(`{"type":"message","content":null,"stop_reason":7}`))
+	f.Add([]byte("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\"}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		res, err := parseMessage(body)
 		if err != nil && res != (chatResult{}) {
 			t.Errorf("error %v with a result %+v", err, res)
+		}
+		// The stream reader must never panic either; an error event keeps its data.
+		sres, serr := parseMessageStream(body)
+		if errors.Is(serr, errErrorBody) && sres.errData == "" {
+			t.Errorf("an error event without its data: %+v", sres)
 		}
 	})
 }
