@@ -485,14 +485,14 @@ func TestClaudeCodeBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "script exits 1 with garbage",
 			setup: func(t *testing.T, s *session) {
-				s.setProjectStopHook(stopHook{command: writeScript(t, s, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`), timeout: 30})
+				s.setProjectStopHook(stopHook{command: writeScript(t, s.home, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`), timeout: 30})
 			},
 			want: hookOutcome{kind: "hook_non_blocking_error", exitCode: 1, stdout: "panic: {\"decision\": oops\n", stderr: "-"},
 		},
 		{
 			name: "script prints garbage and exits 0",
 			setup: func(t *testing.T, s *session) {
-				s.setProjectStopHook(stopHook{command: writeScript(t, s, "garbage", `cat >/dev/null; echo 'not JSON {"decision":"block"'`), timeout: 30})
+				s.setProjectStopHook(stopHook{command: writeScript(t, s.home, "garbage", `cat >/dev/null; echo 'not JSON {"decision":"block"'`), timeout: 30})
 			},
 			// Stdout that does not start with "{" is plain text, not a decision.
 			want: hookOutcome{kind: "hook_success", exitCode: 0, stdout: "not JSON {\"decision\":\"block\"\n", stderr: ""},
@@ -509,7 +509,7 @@ func TestClaudeCodeBrokenHookFailsOpen(t *testing.T) {
 			setup: func(t *testing.T, s *session) {
 				// exec, so the kill at the 1 s timeout reaches the sleep itself and nothing
 				// outlives the run.
-				s.setProjectStopHook(stopHook{command: writeScript(t, s, "slow", `cat >/dev/null; exec sleep 30`), timeout: 1})
+				s.setProjectStopHook(stopHook{command: writeScript(t, s.home, "slow", `cat >/dev/null; exec sleep 30`), timeout: 1})
 			},
 			want: hookOutcome{kind: "hook_cancelled", exitCode: -1, stdout: "-", stderr: "-"},
 		},
@@ -562,11 +562,11 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-// writeScript writes an executable sh script with body into the session's home and returns
+// writeScript writes an executable sh script with body into dir (a session's home) and returns
 // its path.
-func writeScript(t *testing.T, s *session, name, body string) string {
+func writeScript(t *testing.T, dir, name, body string) string {
 	t.Helper()
-	path := filepath.Join(s.home, name+".sh")
+	path := filepath.Join(dir, name+".sh")
 	writeFile(t, path, "#!/bin/sh\n"+body+"\n")
 	if err := os.Chmod(path, 0o755); err != nil {
 		t.Fatal(err)

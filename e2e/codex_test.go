@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,42 +42,16 @@ const codexVersion = "0.169.0"
 // codexKeyVar is the environment variable the fake provider's API key is read from.
 const codexKeyVar = "STOPGATE_FAKE_OPENAI_KEY"
 
-var (
-	codexOnce    sync.Once
-	codexPath    string
-	codexVersErr error
-)
+// codexCLI is the Codex CLI.
+var codexCLI = &harnessCLI{
+	name: "Codex CLI", env: "STOPGATE_CODEX", bin: "codex", want: "codex-cli " + codexVersion,
+	pinned: func(v string) bool { return strings.TrimSpace(v) == "codex-cli "+codexVersion },
+}
 
-// codexBinary returns the Codex CLI to drive: $STOPGATE_CODEX, else the one
-// scripts/install-harnesses.sh installs under .cache/harnesses. It fails the test, saying how
-// to install it, when the CLI is missing or (at the default path) is not the pinned version.
+// codexBinary returns the Codex CLI to drive (see harnessCLI.binary).
 func codexBinary(t *testing.T) string {
 	t.Helper()
-	root := repoRoot(t)
-	codexOnce.Do(func() {
-		path, pinned := os.Getenv("STOPGATE_CODEX"), false
-		if path == "" {
-			path, pinned = filepath.Join(root, ".cache", "harnesses", "node_modules", ".bin", "codex"), true
-		}
-		codexPath = path
-		if _, err := os.Stat(path); err != nil {
-			codexVersErr = fmt.Errorf("Codex CLI not found at %s (%v): run scripts/install-harnesses.sh, or set STOPGATE_CODEX to a codex binary", path, err)
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, path, "--version").Output()
-		switch {
-		case err != nil:
-			codexVersErr = fmt.Errorf("%s --version: %v: run scripts/install-harnesses.sh", path, err)
-		case pinned && strings.TrimSpace(string(out)) != "codex-cli "+codexVersion:
-			codexVersErr = fmt.Errorf("%s is %q, want codex-cli %s: run scripts/install-harnesses.sh", path, bytes.TrimSpace(out), codexVersion)
-		}
-	})
-	if codexVersErr != nil {
-		t.Fatal(codexVersErr)
-	}
-	return codexPath
+	return codexCLI.binary(t)
 }
 
 // codexSession is one scenario's world: a scripted model server, a CODEX_HOME, a home and a
@@ -746,14 +719,14 @@ func TestCodexBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "script exits 1 with garbage",
 			setup: func(t *testing.T, s *codexSession) {
-				s.setProjectStopHooks(codexHook{command: writeCodexScript(t, s, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`), timeout: 30})
+				s.setProjectStopHooks(codexHook{command: writeScript(t, s.home, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`), timeout: 30})
 			},
 			want: "hook: Stop Failed",
 		},
 		{
 			name: "script prints garbage and exits 0",
 			setup: func(t *testing.T, s *codexSession) {
-				s.setProjectStopHooks(codexHook{command: writeCodexScript(t, s, "garbage", `cat >/dev/null; echo 'not JSON {"decision":"block"'`), timeout: 30})
+				s.setProjectStopHooks(codexHook{command: writeScript(t, s.home, "garbage", `cat >/dev/null; echo 'not JSON {"decision":"block"'`), timeout: 30})
 			},
 			want: "hook: Stop Failed",
 		},
@@ -767,7 +740,7 @@ func TestCodexBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "hook runs out of time",
 			setup: func(t *testing.T, s *codexSession) {
-				s.setProjectStopHooks(codexHook{command: writeCodexScript(t, s, "slow", `cat >/dev/null; exec sleep 30`), timeout: 1})
+				s.setProjectStopHooks(codexHook{command: writeScript(t, s.home, "slow", `cat >/dev/null; exec sleep 30`), timeout: 1})
 			},
 			want: "hook: Stop Failed",
 		},
@@ -825,18 +798,6 @@ func TestCodexUntrustedHookDoesNotRun(t *testing.T) {
 	if names, _ := filepath.Glob(filepath.Join(s.state, "*")); len(names) != 0 {
 		t.Errorf("stopgate ran: it left state %q", names)
 	}
-}
-
-// writeCodexScript writes an executable sh script with body into the session's home and
-// returns its path.
-func writeCodexScript(t *testing.T, s *codexSession, name, body string) string {
-	t.Helper()
-	path := filepath.Join(s.home, name+".sh")
-	writeFile(t, path, "#!/bin/sh\n"+body+"\n")
-	if err := os.Chmod(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 var recordCodex = flag.Bool("record-codex", false, "rewrite "+codexPayloadFixture+" and "+codexRolloutFixture+" from a live Codex session")

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,50 +44,16 @@ const geminiVersion = "0.61.0"
 // geminiModel is the model the scenarios ask for.
 const geminiModel = "gemini-2.5-flash"
 
-var (
-	geminiOnce    sync.Once
-	geminiPath    string
-	geminiVersErr error
-)
+// geminiCLI is the Gemini CLI; its --version runs in a throwaway home, as the CLI writes there.
+var geminiCLI = &harnessCLI{
+	name: "Gemini CLI", env: "STOPGATE_GEMINI", bin: "gemini", want: geminiVersion, isolate: true,
+	pinned: func(v string) bool { return strings.TrimSpace(v) == geminiVersion },
+}
 
-// geminiBinary returns the Gemini CLI to drive: $STOPGATE_GEMINI, else the one
-// scripts/install-harnesses.sh installs under .cache/harnesses. It fails the test, saying how
-// to install it, when the CLI is missing or (at the default path) is not the pinned version.
+// geminiBinary returns the Gemini CLI to drive (see harnessCLI.binary).
 func geminiBinary(t *testing.T) string {
 	t.Helper()
-	root := repoRoot(t)
-	geminiOnce.Do(func() {
-		path, pinned := os.Getenv("STOPGATE_GEMINI"), false
-		if path == "" {
-			path, pinned = filepath.Join(root, ".cache", "harnesses", "node_modules", ".bin", "gemini"), true
-		}
-		geminiPath = path
-		if _, err := os.Stat(path); err != nil {
-			geminiVersErr = fmt.Errorf("Gemini CLI not found at %s (%v): run scripts/install-harnesses.sh, or set STOPGATE_GEMINI to a gemini binary", path, err)
-			return
-		}
-		home, err := os.MkdirTemp("", "stopgate-e2e-gemini-")
-		if err != nil {
-			geminiVersErr = err
-			return
-		}
-		defer os.RemoveAll(home)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, path, "--version")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
-		out, err := cmd.Output()
-		switch {
-		case err != nil:
-			geminiVersErr = fmt.Errorf("%s --version: %v: run scripts/install-harnesses.sh", path, err)
-		case pinned && strings.TrimSpace(string(out)) != geminiVersion:
-			geminiVersErr = fmt.Errorf("%s is %q, want %s: run scripts/install-harnesses.sh", path, bytes.TrimSpace(out), geminiVersion)
-		}
-	})
-	if geminiVersErr != nil {
-		t.Fatal(geminiVersErr)
-	}
-	return geminiPath
+	return geminiCLI.binary(t)
 }
 
 // geminiSession is one scenario's world: a scripted model server, a temporary home and
@@ -824,14 +789,14 @@ func TestGeminiBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "script exits 1 with garbage",
 			setup: func(t *testing.T, s *geminiSession) {
-				s.setProjectHooks(geminiHook{command: writeGeminiScript(t, s, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`)})
+				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`)})
 			},
 			stderr: []string{`Hook system message: Warning: panic: {"decision": oops`, "1 failed"},
 		},
 		{
 			name: "script prints garbage and exits 0",
 			setup: func(t *testing.T, s *geminiSession) {
-				s.setProjectHooks(geminiHook{command: writeGeminiScript(t, s, "garbage", `cat >/dev/null; echo 'not JSON {"decision":"deny"'`)})
+				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "garbage", `cat >/dev/null; echo 'not JSON {"decision":"deny"'`)})
 			},
 			// Stdout that is not JSON is a system message, not a decision.
 			stderr: []string{`Hook system message: not JSON {"decision":"deny"`},
@@ -841,7 +806,7 @@ func TestGeminiBrokenHookFailsOpen(t *testing.T) {
 			setup: func(t *testing.T, s *geminiSession) {
 				// exec, so the kill at the 1 s timeout reaches the sleep itself and nothing
 				// outlives the run.
-				s.setProjectHooks(geminiHook{command: writeGeminiScript(t, s, "slow", `cat >/dev/null; exec sleep 30`), timeout: time.Second})
+				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "slow", `cat >/dev/null; exec sleep 30`), timeout: time.Second})
 			},
 			stderr: []string{"Hook timed out after 1000ms"},
 		},
@@ -850,7 +815,7 @@ func TestGeminiBrokenHookFailsOpen(t *testing.T) {
 			setup: func(t *testing.T, s *geminiSession) {
 				marker := shellQuote(filepath.Join(s.home, "failed-once"))
 				body := fmt.Sprintf(`cat >/dev/null; [ -e %s ] && exit 0; touch %s; echo %s >&2; exit 127`, marker, marker, shellQuote(notFound))
-				s.setProjectHooks(geminiHook{command: writeGeminiScript(t, s, "missing", body)})
+				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "missing", body)})
 			},
 			denied: true,
 		},
@@ -891,18 +856,6 @@ func TestGeminiBrokenHookFailsOpen(t *testing.T) {
 			assertGeminiPayloads(t, s, prompt, []bool{false, true}, []string{stalled, stalled})
 		})
 	}
-}
-
-// writeGeminiScript writes an executable sh script with body into the session's home and
-// returns its path.
-func writeGeminiScript(t *testing.T, s *geminiSession, name, body string) string {
-	t.Helper()
-	path := filepath.Join(s.home, name+".sh")
-	writeFile(t, path, "#!/bin/sh\n"+body+"\n")
-	if err := os.Chmod(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 var recordGemini = flag.Bool("record-gemini", false, "rewrite "+geminiPayloadFixture+" and "+geminiSessionFixture+" from a live run")

@@ -86,42 +86,76 @@ func stopgateBinary(t *testing.T) string {
 	return buildPath
 }
 
-var (
-	claudeOnce    sync.Once
-	claudePath    string
-	claudeVersErr error
-)
+// harnessCLI is one agent harness's CLI, located and version-checked once per test binary.
+type harnessCLI struct {
+	name string // what the messages call it: "Claude Code CLI"
+	env  string // the variable naming another binary: STOPGATE_CLAUDE
+	bin  string // the binary's name under .cache/harnesses/node_modules/.bin: claude
+	// want is the pinned version as the messages give it; pinned reports whether the output of
+	// --version is that version's.
+	want   string
+	pinned func(version string) bool
+	// isolate runs --version with only PATH and a throwaway HOME in the environment.
+	isolate bool
 
-// claudeBinary returns the Claude Code CLI to drive: $STOPGATE_CLAUDE, else the one
-// scripts/install-harnesses.sh installs under .cache/harnesses. It fails the test, saying how
-// to install it, when the CLI is missing or (at the default path) is not the pinned version.
-func claudeBinary(t *testing.T) string {
+	once sync.Once
+	path string
+	err  error
+}
+
+// binary returns the CLI to drive: $env, else the one scripts/install-harnesses.sh installs
+// under .cache/harnesses. It fails the test, saying how to install it, when the CLI is missing
+// or (at the default path) is not the pinned version.
+func (c *harnessCLI) binary(t *testing.T) string {
 	t.Helper()
 	root := repoRoot(t)
-	claudeOnce.Do(func() {
-		path, pinned := os.Getenv("STOPGATE_CLAUDE"), false
-		if path == "" {
-			path, pinned = filepath.Join(root, ".cache", "harnesses", "node_modules", ".bin", "claude"), true
-		}
-		claudePath = path
-		if _, err := os.Stat(path); err != nil {
-			claudeVersErr = fmt.Errorf("Claude Code CLI not found at %s (%v): run scripts/install-harnesses.sh, or set STOPGATE_CLAUDE to a claude binary", path, err)
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, path, "--version").Output()
-		switch {
-		case err != nil:
-			claudeVersErr = fmt.Errorf("%s --version: %v: run scripts/install-harnesses.sh", path, err)
-		case pinned && !strings.HasPrefix(string(out), claudeVersion+" "):
-			claudeVersErr = fmt.Errorf("%s is %q, want %s: run scripts/install-harnesses.sh", path, bytes.TrimSpace(out), claudeVersion)
-		}
-	})
-	if claudeVersErr != nil {
-		t.Fatal(claudeVersErr)
+	c.once.Do(func() { c.path, c.err = c.locate(root) })
+	if c.err != nil {
+		t.Fatal(c.err)
 	}
-	return claudePath
+	return c.path
+}
+
+// locate finds and checks the CLI, for binary.
+func (c *harnessCLI) locate(root string) (string, error) {
+	path, pinned := os.Getenv(c.env), false
+	if path == "" {
+		path, pinned = filepath.Join(root, ".cache", "harnesses", "node_modules", ".bin", c.bin), true
+	}
+	if _, err := os.Stat(path); err != nil {
+		return path, fmt.Errorf("%s not found at %s (%v): run scripts/install-harnesses.sh, or set %s to a %s binary", c.name, path, err, c.env, c.bin)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	if c.isolate {
+		home, err := os.MkdirTemp("", "stopgate-e2e-"+c.bin+"-")
+		if err != nil {
+			return path, err
+		}
+		defer os.RemoveAll(home)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}
+	}
+	out, err := cmd.Output()
+	switch {
+	case err != nil:
+		return path, fmt.Errorf("%s --version: %v: run scripts/install-harnesses.sh", path, err)
+	case pinned && !c.pinned(string(out)):
+		return path, fmt.Errorf("%s is %q, want %s: run scripts/install-harnesses.sh", path, bytes.TrimSpace(out), c.want)
+	}
+	return path, nil
+}
+
+// claudeCLI is the Claude Code CLI.
+var claudeCLI = &harnessCLI{
+	name: "Claude Code CLI", env: "STOPGATE_CLAUDE", bin: "claude", want: claudeVersion,
+	pinned: func(v string) bool { return strings.HasPrefix(v, claudeVersion+" ") },
+}
+
+// claudeBinary returns the Claude Code CLI to drive (see harnessCLI.binary).
+func claudeBinary(t *testing.T) string {
+	t.Helper()
+	return claudeCLI.binary(t)
 }
 
 // session is one scenario's world: a scripted model server, a temporary home and project
