@@ -93,6 +93,13 @@ func (s *Server) record(h http.Header, t stopgate.Turn, d stopgate.Decision) {
 	}
 	events, err := store.DecisionEvents(t, d, at)
 	if err == nil {
+		var obs store.Event
+		var ok bool
+		if obs, ok, err = store.FinalMessageObservation(t, at); ok {
+			events = append(events, obs)
+		}
+	}
+	if err == nil {
 		err = s.rec.record(events)
 	}
 	switch {

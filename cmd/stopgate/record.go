@@ -65,7 +65,8 @@ func (r *storeRecorder) open(ctx context.Context) (store.Store, error) {
 	return r.st, r.err
 }
 
-// Record appends the events of decision d for turn t. The time recorded is the turn's, or the
+// Record appends the events of decision d for turn t, and the finish-reason observation of
+// the turn's final message. The time recorded is the turn's, or the
 // current time when the turn has none.
 func (r *storeRecorder) Record(ctx context.Context, t stopgate.Turn, d stopgate.Decision) error {
 	st, err := r.open(ctx)
@@ -79,6 +80,11 @@ func (r *storeRecorder) Record(ctx context.Context, t stopgate.Turn, d stopgate.
 	events, err := store.DecisionEvents(t, d, at)
 	if err != nil {
 		return fmt.Errorf("event log: %w", err)
+	}
+	if obs, ok, err := store.FinalMessageObservation(t, at); err != nil {
+		return fmt.Errorf("event log: %w", err)
+	} else if ok {
+		events = append(events, obs)
 	}
 	if err := st.Append(ctx, events...); err != nil {
 		return fmt.Errorf("event log: %w", err)

@@ -53,6 +53,19 @@ func TestRecording(t *testing.T) {
 	if len(terms) != 1 || terms[0].Category != termination.Completed {
 		t.Errorf("termination events for rec-2: %+v, want one, completed", terms)
 	}
+	// One finish-reason observation per decided final message; none carried a token, and the
+	// absence is what is recorded.
+	obs, err := st.Query(context.Background(), store.Filter{Kind: store.KindObservation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs) != 3 {
+		t.Fatalf("%d observations recorded, want 3 (one per final message)", len(obs))
+	}
+	var o termination.Observation
+	if err := o.UnmarshalJSON(obs[0].Payload); err != nil || o.Present || o.Path != store.PathFinalMessage {
+		t.Errorf("observation %+v (%v), want an absent token on the final-message path", o, err)
+	}
 }
 
 func TestRecordingFailureDoesNotLoseDecisions(t *testing.T) {
