@@ -3,7 +3,6 @@ package e2e
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -42,11 +41,6 @@ func assertCompleted(t *testing.T, res result, text string) {
 	if res.Result != text {
 		t.Errorf("final result %q, want %q", res.Result, text)
 	}
-}
-
-// quotes reports whether text quotes sentence, in straight or typographic double quotes.
-func quotes(text, sentence string) bool {
-	return strings.Contains(text, `"`+sentence+`"`) || strings.Contains(text, "“"+sentence+"”")
 }
 
 // assertPayloads checks the Stop payloads Claude Code sent: one per stop, stop_hook_active
@@ -261,33 +255,7 @@ var taskNumberRE = regexp.MustCompile(`Task #(\d+) created`)
 // deferred tools, whose schemas the model loads with ToolSearch before calling them.
 func TestClaudeCodeTodos(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		// items are the task subjects created; done how many of them (from the first) the
-		// model completes before it first tries to stop.
-		items []string
-		done  int
-		// first is the message the model first stops with, final the one after any nudge.
-		first, final string
-		// open is the item a nudge must name; "" means the first stop is allowed.
-		open string
-	}{
-		{
-			name:  "an open item blocks",
-			items: []string{"Run the tests", "Update the changelog"},
-			done:  1,
-			first: "I ran the tests; they pass.",
-			final: "Updated the changelog as well. All tasks are complete.",
-			open:  "Update the changelog",
-		},
-		{
-			name:  "a completed list does not",
-			items: []string{"Run the tests"},
-			done:  1,
-			first: "I ran the tests; they pass.",
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range todoCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			// The script walks a fixed plan, one tool call a request: load the task tools,
@@ -417,17 +385,7 @@ func TestClaudeCodeLegitimateEnds(t *testing.T) {
 // stall budget allows (2 a run by default), and then allowed to stop.
 func TestClaudeCodeStallBudget(t *testing.T) {
 	t.Parallel()
-	// Each stall is a lead sentence and a promise; a different promise each time, so it is the
-	// stall budget that stops the nudges, not the loop guard's repetition check.
-	stalls := []struct{ lead, promise string }{
-		{"I looked at the failing test.", "Let me check the logs."},
-		{"Good point.", "Now I will run the linter."},
-		{"Understood.", "I will check the build next."},
-	}
-	messages := make([]string, len(stalls))
-	for i, st := range stalls {
-		messages[i] = st.lead + " " + st.promise
-	}
+	messages := budgetStalls.messages()
 	s := newSession(t, func(r *fa.Request) fa.Response {
 		if !isAgentRequest(r) {
 			return sideRequest()
@@ -443,16 +401,7 @@ func TestClaudeCodeStallBudget(t *testing.T) {
 		s.dump()
 		t.Fatalf("the model was asked %d times, want 3 (a stall, then one per nudge)", len(reqs))
 	}
-	all := s.lastNudges()
-	t.Logf("nudges the model received: %q", all)
-	if len(all) != 2 {
-		t.Fatalf("the run held %d nudges, want 2 (the default stall budget): %q", len(all), all)
-	}
-	for i, n := range all {
-		if !quotes(n, stalls[i].promise) {
-			t.Errorf("nudge %d %q does not quote %q", i, n, stalls[i].promise)
-		}
-	}
+	assertBudgetNudges(t, s.lastNudges())
 	assertPayloads(t, s, []bool{false, true, true}, messages)
 	assertStopgateDecided(t, s, 2)
 }
@@ -549,29 +498,6 @@ func TestClaudeCodeBrokenHookFailsOpen(t *testing.T) {
 			}
 		})
 	}
-}
-
-// writeFile writes content to path, creating its directory.
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// writeScript writes an executable sh script with body into dir (a session's home) and returns
-// its path.
-func writeScript(t *testing.T, dir, name, body string) string {
-	t.Helper()
-	path := filepath.Join(dir, name+".sh")
-	writeFile(t, path, "#!/bin/sh\n"+body+"\n")
-	if err := os.Chmod(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 var recordPayload = flag.Bool("record-payload", false, "rewrite "+payloadFixture+" from a live Stop payload")

@@ -658,15 +658,7 @@ func TestCodexLegitimateEnds(t *testing.T) {
 // hook that keeps blocking, so this budget is the only bound.
 func TestCodexStallBudget(t *testing.T) {
 	t.Parallel()
-	stalls := []struct{ lead, promise string }{
-		{"I looked at the failing test.", "Let me check the logs."},
-		{"Good point.", "Now I will run the linter."},
-		{"Understood.", "I will check the build next."},
-	}
-	messages := make([]string, len(stalls))
-	for i, st := range stalls {
-		messages[i] = st.lead + " " + st.promise
-	}
+	messages := budgetStalls.messages()
 	s := newCodexSession(t, func(r *fo.Request) fo.Response {
 		return fo.Reply(fo.Text(messages[min(len(codexNudges(r.Input)), len(messages)-1)]))
 	})
@@ -680,16 +672,7 @@ func TestCodexStallBudget(t *testing.T) {
 		s.dump()
 		t.Fatalf("the model was asked %d times, want 3 (a stall, then one per nudge)", n)
 	}
-	all := s.lastNudges()
-	t.Logf("nudges the model received: %q", all)
-	if len(all) != 2 {
-		t.Fatalf("the run held %d nudges, want 2 (the default stall budget): %q", len(all), all)
-	}
-	for i, n := range all {
-		if !quotes(n, stalls[i].promise) {
-			t.Errorf("nudge %d %q does not quote %q", i, n, stalls[i].promise)
-		}
-	}
+	assertBudgetNudges(t, s.lastNudges())
 	assertCodexPayloads(t, s, []bool{false, true, true}, messages)
 	assertStopgateBlocked(t, s, 2)
 }

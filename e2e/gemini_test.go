@@ -549,33 +549,7 @@ func TestGeminiTrailingPromise(t *testing.T) {
 // item; a list whose items are all completed does not.
 func TestGeminiTodos(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		// items are the list written; done how many of them (from the first) are completed
-		// before the model first tries to stop.
-		items []string
-		done  int
-		// first is the message the model first stops with, final the one after any nudge.
-		first, final string
-		// open is the item a nudge must name; "" means the first stop is allowed.
-		open string
-	}{
-		{
-			name:  "an open item blocks",
-			items: []string{"Run the tests", "Update the changelog"},
-			done:  1,
-			first: "I ran the tests; they pass.",
-			final: "Updated the changelog as well. All tasks are complete.",
-			open:  "Update the changelog",
-		},
-		{
-			name:  "a completed list does not",
-			items: []string{"Run the tests"},
-			done:  1,
-			first: "I ran the tests; they pass.",
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range todoCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			const prompt = "Prepare the release."
@@ -700,17 +674,7 @@ func TestGeminiStallBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			const prompt = "Find out why the test fails."
-			// A different promise each time, so it is the stall budget that stops the nudges, not
-			// the loop guard's repetition check.
-			stalls := []struct{ lead, promise string }{
-				{"I looked at the failing test.", "Let me check the logs."},
-				{"Good point.", "Now I will run the linter."},
-				{"Understood.", "I will check the build next."},
-			}
-			messages := make([]string, len(stalls))
-			for i, st := range stalls {
-				messages[i] = st.lead + " " + st.promise
-			}
+			messages := budgetStalls.messages()
 			s := newGeminiSession(t, func(r *fg.Request) fg.Response {
 				if !isGeminiAgentRequest(r) {
 					return fg.Reply(fg.Text("OK"))
@@ -734,16 +698,7 @@ func TestGeminiStallBudget(t *testing.T) {
 				s.dump()
 				t.Fatalf("the model was asked %d times, want %d", len(reqs), want)
 			}
-			all := s.lastNudges()
-			t.Logf("nudges the model received: %q", all)
-			if len(all) != 2 {
-				t.Fatalf("the run held %d nudges, want 2 (the default stall budget): %q", len(all), all)
-			}
-			for i, n := range all {
-				if !quotes(n, stalls[i].promise) {
-					t.Errorf("nudge %d %q does not quote %q", i, n, stalls[i].promise)
-				}
-			}
+			assertBudgetNudges(t, s.lastNudges())
 			assertGeminiPayloads(t, s, prompt, tt.active, messages)
 			assertGeminiDecided(t, s, 0)
 		})

@@ -519,3 +519,99 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// stalls are stalled messages, each a lead sentence and a promise.
+type stalls []struct{ lead, promise string }
+
+// budgetStalls are the stall-budget scenarios' stalls: a different promise each time, so it is
+// the stall budget that stops the nudges, not the loop guard's repetition check.
+var budgetStalls = stalls{
+	{"I looked at the failing test.", "Let me check the logs."},
+	{"Good point.", "Now I will run the linter."},
+	{"Understood.", "I will check the build next."},
+}
+
+// messages returns each stall's message: its lead and its promise.
+func (ss stalls) messages() []string {
+	messages := make([]string, len(ss))
+	for i, st := range ss {
+		messages[i] = st.lead + " " + st.promise
+	}
+	return messages
+}
+
+// assertBudgetNudges checks a stall-budget run's nudges, all: two (the default stall budget),
+// the i-th quoting the promise of budgetStalls[i].
+func assertBudgetNudges(t *testing.T, all []string) {
+	t.Helper()
+	t.Logf("nudges the model received: %q", all)
+	if len(all) != 2 {
+		t.Fatalf("the run held %d nudges, want 2 (the default stall budget): %q", len(all), all)
+	}
+	for i, n := range all {
+		if !quotes(n, budgetStalls[i].promise) {
+			t.Errorf("nudge %d %q does not quote %q", i, n, budgetStalls[i].promise)
+		}
+	}
+}
+
+// todoCase is a scenario of the todo-list tests: the agent writes a list, completes some of it
+// and stops.
+type todoCase struct {
+	name string
+	// items are the list's items; done how many of them (from the first) the model completes
+	// before it first tries to stop.
+	items []string
+	done  int
+	// first is the message the model first stops with, final the one after any nudge.
+	first, final string
+	// open is the item a nudge must name; "" means the first stop is allowed.
+	open string
+}
+
+// todoCases are the todo-list scenarios of Claude Code's task tools and Gemini CLI's
+// write_todos: an open item blocks the stop, naming it; a completed list does not.
+var todoCases = []todoCase{
+	{
+		name:  "an open item blocks",
+		items: []string{"Run the tests", "Update the changelog"},
+		done:  1,
+		first: "I ran the tests; they pass.",
+		final: "Updated the changelog as well. All tasks are complete.",
+		open:  "Update the changelog",
+	},
+	{
+		name:  "a completed list does not",
+		items: []string{"Run the tests"},
+		done:  1,
+		first: "I ran the tests; they pass.",
+	},
+}
+
+// quotes reports whether text quotes sentence, in straight or typographic double quotes.
+func quotes(text, sentence string) bool {
+	return strings.Contains(text, `"`+sentence+`"`) || strings.Contains(text, "“"+sentence+"”")
+}
+
+// writeFile writes content to path, creating its directory.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeScript writes an executable sh script with body into dir (a session's home) and returns
+// its path.
+func writeScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	path := filepath.Join(dir, name+".sh")
+	writeFile(t, path, "#!/bin/sh\n"+body+"\n")
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
