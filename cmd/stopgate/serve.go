@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/model"
@@ -32,6 +33,8 @@ type serveFlags struct {
 	fullSync    bool
 	maxBody     int64
 	logLevel    string
+	maxAge      time.Duration
+	maxEvents   int64
 }
 
 func (f *serveFlags) define(fs *flag.FlagSet) {
@@ -43,8 +46,13 @@ func (f *serveFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.fullSync, "full-sync", false, "SQLite: sync the log to disk at every commit, so recorded decisions survive a power cut too (without it they survive the process being killed)")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body, in `BYTES`")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log at `LEVEL` and above: debug, info, warn or error (to stderr)")
+	fs.DurationVar(&f.maxAge, "retain-age", 0, "delete events older than `D` (e.g. 720h), in the background every "+pruneEvery.String()+"; 0 keeps them")
+	fs.Int64Var(&f.maxEvents, "retain-events", 0, "keep only the newest `N` events, pruned in the background every "+pruneEvery.String()+"; 0 keeps them all")
 	f.sf.define(fs)
 }
+
+// pruneEvery is how often serve applies its retention bounds.
+const pruneEvery = 10 * time.Minute
 
 func serveCommand() *command {
 	var f serveFlags
@@ -149,7 +157,16 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 			return fail(1, "--store: %v", err)
 		}
 	}
-	st, err := store.Open(ctx, dsn, &store.Options{Logger: log, FullSync: f.fullSync})
+	if f.maxAge < 0 || f.maxEvents < 0 {
+		return fail(exitUsage, "--retain-age and --retain-events must not be negative")
+	}
+	st, err := store.Open(ctx, dsn, &store.Options{
+		Logger: log, FullSync: f.fullSync,
+		// Pruning deletes in small batches of short transactions, so writers wait one batch at
+		// most; with no bound set it never runs.
+		Retention:     store.Retention{MaxAge: f.maxAge, MaxEvents: f.maxEvents},
+		PruneInterval: pruneEvery,
+	})
 	if err != nil {
 		return fail(1, "%v", err)
 	}

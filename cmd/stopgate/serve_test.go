@@ -51,6 +51,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{"a bad budget", []string{"--budget", "stalls=1"}, `"stalls" is not a check`},
 		{"a missing config file", []string{"--config", "/nonexistent/config.toml"}, "/nonexistent/config.toml"},
 		{"a model without its key", []string{"--model", "openai:gpt-5-mini"}, "OPENAI_API_KEY"},
+		{"a negative retention", []string{"--retain-events", "-1"}, "must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +95,44 @@ func TestServeInProcess(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
 	}
 	assertDecisions(t, db, "in-process", 1)
+}
+
+// TestServeRetention checks that serve applies its retention bound: a log holding more events
+// than --retain-events keeps only the newest once serve has started (the pruner runs right
+// after the store opens).
+func TestServeRetention(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "events.db")
+	turns := strings.Repeat(`{"session":"old","message":{"text":"Done."}}`+"\n", 5)
+	if _, stderr, code := runCmd(t, turns, "decide", "--store", db); code != 0 {
+		t.Fatalf("decide: exit %d, %s", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, w := io.Pipe()
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--store", db, "--retain-events", "3", "--no-record"}, env{
+			stdin: strings.NewReader(""), stdout: w, stderr: &stderr, getenv: func(string) string { return "" },
+		})
+		w.Close()
+	}()
+	url := firstLine(t, stdout)
+	go io.Copy(io.Discard, stdout)
+	// Wait (bounded by the test's deadline, not a timer) until the pruner has run.
+	for {
+		_, body := request(t, "GET", url+"/v1/events?limit=1000", "", nil)
+		if n := strings.Count(body, `"kind":`); n <= 3 {
+			if n != 3 {
+				t.Errorf("%d events kept, want the newest 3", n)
+			}
+			break
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
+	}
 }
 
 // TestServeSubprocess builds stopgate, runs 'stopgate serve' on a free loopback port, talks to
