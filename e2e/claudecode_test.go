@@ -81,14 +81,7 @@ func assertStopgateDecided(t *testing.T, s *session, blocks int) {
 	if n != blocks {
 		t.Errorf("the transcript records %d blocks by stopgate, want %d", n, blocks)
 	}
-	ps := s.payloads()
-	if len(ps) == 0 {
-		return
-	}
-	session, _ := ps[0]["session_id"].(string)
-	if names, _ := filepath.Glob(filepath.Join(s.state, session+"*")); len(names) == 0 {
-		t.Errorf("stopgate kept no state for session %s in %s", session, s.state)
-	}
+	assertStateKept(t, s.state, s.payloads())
 }
 
 // TestClaudeCodeTrailingPromise: a final message that promises an action it did not take is

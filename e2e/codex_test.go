@@ -57,14 +57,10 @@ func codexBinary(t *testing.T) string {
 // codexSession is one scenario's world: a scripted model server, a CODEX_HOME, a home and a
 // project directory, and the Stop hooks Codex will run.
 type codexSession struct {
+	sessionDirs
 	t         *testing.T
 	srv       *fo.Server
-	base      string
-	home      string // HOME for codex and its hooks
 	codexHome string // CODEX_HOME: config.toml, the user hooks.json, sessions/
-	project   string // the working directory codex runs in
-	state     string // stopgate's state directory
-	capture   string // where the capture hook writes each Stop payload
 	env       []string
 
 	trusted map[string][]hook.CodexHookTrust // hooks file → its trust records
@@ -77,32 +73,19 @@ type codexSession struct {
 // outcome.
 func newCodexSession(t *testing.T, script fo.Script) *codexSession {
 	t.Helper()
-	base := t.TempDir()
 	s := &codexSession{
-		t:         t,
-		base:      base,
-		home:      filepath.Join(base, "home"),
-		codexHome: filepath.Join(base, "codex-home"),
-		project:   filepath.Join(base, "project"),
-		state:     filepath.Join(base, "state"),
-		capture:   filepath.Join(base, "stop-payloads"),
-		trusted:   map[string][]hook.CodexHookTrust{},
+		sessionDirs: newSessionDirs(t, "stop-payloads"),
+		t:           t,
+		trusted:     map[string][]hook.CodexHookTrust{},
 	}
-	tmp := filepath.Join(base, "tmp")
-	for _, d := range []string{s.home, s.codexHome, s.project, s.state, s.capture, tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s.codexHome = filepath.Join(s.base, "codex-home")
+	mkdirs(t, s.codexHome)
 	s.srv = fo.Start(script)
 	t.Cleanup(s.srv.Close)
-	s.env = []string{
-		"HOME=" + s.home,
-		"PATH=" + os.Getenv("PATH"),
-		"TMPDIR=" + tmp,
-		"CODEX_HOME=" + s.codexHome,
-		codexKeyVar + "=sk-test",
-	}
+	s.env = append(s.baseEnv(),
+		"CODEX_HOME="+s.codexHome,
+		codexKeyVar+"=sk-test",
+	)
 	s.setUserStopHooks()
 	return s
 }
@@ -381,14 +364,7 @@ func assertStopgateBlocked(t *testing.T, s *codexSession, blocks int) {
 	if strings.Contains(s.stderr, "hook: Stop Failed") {
 		t.Errorf("a Stop hook failed:\n%s", s.stderr)
 	}
-	ps := s.payloads()
-	if len(ps) == 0 {
-		return
-	}
-	session, _ := ps[0]["session_id"].(string)
-	if names, _ := filepath.Glob(filepath.Join(s.state, session+"*")); len(names) == 0 {
-		t.Errorf("stopgate kept no state for session %s in %s", session, s.state)
-	}
+	assertStateKept(t, s.state, s.payloads())
 }
 
 // TestCodexTrailingPromise: a final message that promises an action it did not take is

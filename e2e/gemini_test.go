@@ -59,14 +59,11 @@ func geminiBinary(t *testing.T) string {
 // geminiSession is one scenario's world: a scripted model server, a temporary home and
 // project directory, and the AfterAgent hooks Gemini CLI will run.
 type geminiSession struct {
-	t       *testing.T
-	srv     *fg.Server
-	home    string // HOME for gemini and its hooks
-	project string // the working directory gemini runs in
-	state   string // stopgate's state directory
-	capture string // where the capture hook writes each AfterAgent payload
-	env     []string
-	stderr  string // what the last run printed on stderr
+	sessionDirs
+	t      *testing.T
+	srv    *fg.Server
+	env    []string
+	stderr string // what the last run printed on stderr
 }
 
 // geminiHook is one command handler of an AfterAgent hook.
@@ -80,20 +77,7 @@ type geminiHook struct {
 // AfterAgent hook in the user settings, which prints nothing and so allows every stop.
 func newGeminiSession(t *testing.T, script fg.Script) *geminiSession {
 	t.Helper()
-	base := t.TempDir()
-	s := &geminiSession{
-		t:       t,
-		home:    filepath.Join(base, "home"),
-		project: filepath.Join(base, "project"),
-		state:   filepath.Join(base, "state"),
-		capture: filepath.Join(base, "payloads"),
-	}
-	tmp := filepath.Join(base, "tmp")
-	for _, d := range []string{s.home, s.project, s.state, s.capture, tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := &geminiSession{sessionDirs: newSessionDirs(t, "payloads"), t: t}
 	s.srv = fg.Start(script)
 	t.Cleanup(s.srv.Close)
 	s.setUserHooks()
@@ -102,17 +86,14 @@ func newGeminiSession(t *testing.T, script fg.Script) *geminiSession {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(s.home, ".gemini", "trustedFolders.json"), string(trusted))
-	s.env = []string{
-		"HOME=" + s.home,
-		"PATH=" + os.Getenv("PATH"),
-		"TMPDIR=" + tmp,
-		"GOOGLE_GEMINI_BASE_URL=" + s.srv.URL,
+	s.env = append(s.baseEnv(),
+		"GOOGLE_GEMINI_BASE_URL="+s.srv.URL,
 		"GEMINI_API_KEY=test",
 		"NO_COLOR=1",
 		// Gemini CLI relaunches itself in a child node process to raise the heap limit; skipping
 		// that saves a second start (about a second a run) and changes nothing the hooks see.
 		"GEMINI_CLI_NO_RELAUNCH=true",
-	}
+	)
 	return s
 }
 

@@ -158,16 +158,56 @@ func claudeBinary(t *testing.T) string {
 	return claudeCLI.binary(t)
 }
 
+// sessionDirs are the temporary directories every harness's session lays out.
+type sessionDirs struct {
+	base    string // the test's temporary directory, holding the others
+	home    string // HOME for the harness and its hooks
+	project string // the working directory the harness runs in
+	state   string // stopgate's state directory
+	capture string // where the capture hook writes each payload
+	tmp     string // TMPDIR
+}
+
+// newSessionDirs makes a session's directories in a fresh temporary directory, the capture
+// directory named capture.
+func newSessionDirs(t *testing.T, capture string) sessionDirs {
+	t.Helper()
+	base := t.TempDir()
+	d := sessionDirs{
+		base:    base,
+		home:    filepath.Join(base, "home"),
+		project: filepath.Join(base, "project"),
+		state:   filepath.Join(base, "state"),
+		capture: filepath.Join(base, capture),
+		tmp:     filepath.Join(base, "tmp"),
+	}
+	mkdirs(t, d.home, d.project, d.state, d.capture, d.tmp)
+	return d
+}
+
+// mkdirs makes each of dirs, with any missing parents.
+func mkdirs(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// baseEnv is the environment every harness runs in before its own variables: HOME, PATH and
+// TMPDIR.
+func (d sessionDirs) baseEnv() []string {
+	return []string{"HOME=" + d.home, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + d.tmp}
+}
+
 // session is one scenario's world: a scripted model server, a temporary home and project
 // directory, and the Stop hooks Claude Code will run.
 type session struct {
-	t       *testing.T
-	srv     *fa.Server
-	home    string // HOME for claude and its hooks
-	project string // the working directory claude runs in
-	state   string // stopgate's state directory
-	capture string // where the capture hook writes each Stop payload
-	env     []string
+	sessionDirs
+	t   *testing.T
+	srv *fa.Server
+	env []string
 }
 
 // newSession starts a model server answering with script and lays out a fresh home and
@@ -175,38 +215,22 @@ type session struct {
 // Stop hook in the user settings, which allows every stop and so never changes an outcome.
 func newSession(t *testing.T, script fa.Script, env ...string) *session {
 	t.Helper()
-	base := t.TempDir()
-	s := &session{
-		t:       t,
-		home:    filepath.Join(base, "home"),
-		project: filepath.Join(base, "project"),
-		state:   filepath.Join(base, "state"),
-		capture: filepath.Join(base, "stop-payloads"),
-	}
-	tmp := filepath.Join(base, "tmp")
-	for _, d := range []string{s.home, s.project, s.state, s.capture, tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := &session{sessionDirs: newSessionDirs(t, "stop-payloads"), t: t}
 	s.srv = fa.Start(script)
 	t.Cleanup(s.srv.Close)
 
 	s.setUserStopHooks()
 
-	s.env = []string{
-		"HOME=" + s.home,
-		"PATH=" + os.Getenv("PATH"),
-		"TMPDIR=" + tmp,
-		"CLAUDE_CODE_TMPDIR=" + tmp,
-		"ANTHROPIC_BASE_URL=" + s.srv.URL,
+	s.env = append(s.baseEnv(),
+		"CLAUDE_CODE_TMPDIR="+s.tmp,
+		"ANTHROPIC_BASE_URL="+s.srv.URL,
 		"ANTHROPIC_API_KEY=sk-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
 		// Claude Code refuses --dangerously-skip-permissions as root unless it is told it runs
 		// in a sandbox; these tests run as root in CI.
 		"IS_SANDBOX=1",
-	}
+	)
 	s.env = append(s.env, env...)
 	return s
 }
@@ -614,4 +638,17 @@ func writeScript(t *testing.T, dir, name, body string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// assertStateKept checks that stopgate's state directory holds state for the session of the
+// payloads ps, when there are any.
+func assertStateKept(t *testing.T, state string, ps []map[string]any) {
+	t.Helper()
+	if len(ps) == 0 {
+		return
+	}
+	session, _ := ps[0]["session_id"].(string)
+	if names, _ := filepath.Glob(filepath.Join(state, session+"*")); len(names) == 0 {
+		t.Errorf("stopgate kept no state for session %s in %s", session, state)
+	}
 }
