@@ -267,24 +267,7 @@ func isCodexAgentRequest(r *fo.Request) bool { return r.HasTool("exec_command") 
 // payloads returns the Stop hook payloads Codex sent, in order, decoded.
 func (s *codexSession) payloads() []map[string]any {
 	s.t.Helper()
-	names, err := filepath.Glob(filepath.Join(s.capture, "stop-*.json"))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	sort.Strings(names)
-	var out []map[string]any
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			s.t.Fatalf("stop payload %s is not a JSON object: %v\n%s", n, err, b)
-		}
-		out = append(out, m)
-	}
-	return out
+	return decodePayloads(s.t, capturedPaths(s.t, s.capture, "stop-*.json"), "stop payload")
 }
 
 // hookPromptRE finds a Stop hook's continuation in a user message. Codex 0.169 hands the

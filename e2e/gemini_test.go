@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -258,30 +257,13 @@ func isGeminiAgentRequest(r *fg.Request) bool { return r.HasTool("run_shell_comm
 // payloadPaths returns the captured AfterAgent payload files, in arrival order.
 func (s *geminiSession) payloadPaths() []string {
 	s.t.Helper()
-	names, err := filepath.Glob(filepath.Join(s.capture, "after-*.json"))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	sort.Strings(names)
-	return names
+	return capturedPaths(s.t, s.capture, "after-*.json")
 }
 
 // payloads returns the AfterAgent payloads Gemini CLI sent, in order, decoded.
 func (s *geminiSession) payloads() []map[string]any {
 	s.t.Helper()
-	var out []map[string]any
-	for _, n := range s.payloadPaths() {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			s.t.Fatalf("AfterAgent payload %s is not a JSON object: %v\n%s", n, err, b)
-		}
-		out = append(out, m)
-	}
-	return out
+	return decodePayloads(s.t, s.payloadPaths(), "AfterAgent payload")
 }
 
 // sessionRecords returns the message records of the session file the first payload names, as

@@ -408,24 +408,7 @@ func isAgentRequest(r *fa.Request) bool { return r.HasTool("Bash") }
 // payloads returns the Stop hook payloads Claude Code sent, in order, decoded.
 func (s *session) payloads() []map[string]any {
 	s.t.Helper()
-	names, err := filepath.Glob(filepath.Join(s.capture, "stop-*.json"))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	sort.Strings(names)
-	var out []map[string]any
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			s.t.Fatalf("stop payload %s is not a JSON object: %v\n%s", n, err, b)
-		}
-		out = append(out, m)
-	}
-	return out
+	return decodePayloads(s.t, capturedPaths(s.t, s.capture, "stop-*.json"), "stop payload")
 }
 
 // hookOutcome is how the transcript records one run of a Stop hook: an attachment entry of
@@ -651,4 +634,35 @@ func assertStateKept(t *testing.T, state string, ps []map[string]any) {
 	if names, _ := filepath.Glob(filepath.Join(state, session+"*")); len(names) == 0 {
 		t.Errorf("stopgate kept no state for session %s in %s", session, state)
 	}
+}
+
+// capturedPaths returns the files in dir (a capture hook's) that match pattern, sorted: in
+// the order the hook wrote them.
+func capturedPaths(t *testing.T, dir, pattern string) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// decodePayloads reads and decodes each of the hook payload files names, in order; what names
+// a payload in a failure.
+func decodePayloads(t *testing.T, names []string, what string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s %s is not a JSON object: %v\n%s", what, n, err, b)
+		}
+		out = append(out, m)
+	}
+	return out
 }
