@@ -771,15 +771,7 @@ const (
 // loadCodexFixture reads the recorded payload.
 func loadCodexFixture(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(codexPayloadFixture)
-	if err != nil {
-		t.Fatalf("reading the recorded Codex Stop payload: %v (record it with -record-codex)", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%s: %v", codexPayloadFixture, err)
-	}
-	return m
+	return loadPayloadFixture(t, codexPayloadFixture, "Codex Stop payload", "-record-codex")
 }
 
 // assertCodexPayloadShape checks that a live payload has the recorded payload's fields with

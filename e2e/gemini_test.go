@@ -803,15 +803,7 @@ const (
 // loadGeminiFixture reads the recorded payload.
 func loadGeminiFixture(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(geminiPayloadFixture)
-	if err != nil {
-		t.Fatalf("reading the recorded AfterAgent payload: %v (record it with -record-gemini)", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%s: %v", geminiPayloadFixture, err)
-	}
-	return m
+	return loadPayloadFixture(t, geminiPayloadFixture, "AfterAgent payload", "-record-gemini")
 }
 
 // assertGeminiPayloadShape checks that a live payload has the recorded payload's fields with

@@ -666,3 +666,18 @@ func decodePayloads(t *testing.T, names []string, what string) []map[string]any 
 	}
 	return out
 }
+
+// loadPayloadFixture reads the recorded payload at path, a JSON object; what names it and
+// record is the flag that records it, for the failure when it is missing.
+func loadPayloadFixture(t *testing.T, path, what, record string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading the recorded %s: %v (record it with %s)", what, err, record)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,15 +32,7 @@ const (
 // loadFixture reads the recorded payload.
 func loadFixture(t *testing.T) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(payloadFixture)
-	if err != nil {
-		t.Fatalf("reading the recorded Stop payload: %v (record it with -record-payload)", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("%s: %v", payloadFixture, err)
-	}
-	return m
+	return loadPayloadFixture(t, payloadFixture, "Stop payload", "-record-payload")
 }
 
 // shape describes a JSON value's structure: its kind, and for an object the shapes of its
