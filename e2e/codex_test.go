@@ -831,22 +831,7 @@ func recordCodexFixtures(t *testing.T, s *codexSession) {
 		filepath.Join(s.base, "tmp"), "/tmp",
 		s.srv.URL, "http://127.0.0.1:8080",
 	)
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{codexPayloadFixture, payload}, {codexRolloutFixture, rollout}} {
-		text := r.Replace(string(f.data))
-		if strings.Contains(text, s.base) {
-			t.Fatalf("the sanitized %s still holds the test's directory %s", f.path, s.base)
-		}
-		if !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		if err := os.WriteFile(f.path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("recorded %s", f.path)
-	}
+	writeSanitized(t, r, s.base, fixtureFile{codexPayloadFixture, payload}, fixtureFile{codexRolloutFixture, rollout})
 }
 
 // TestCodexPayloadFixture checks the recorded payload itself: a Stop event with every field

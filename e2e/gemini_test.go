@@ -852,22 +852,7 @@ func recordGeminiFixtures(t *testing.T, s *geminiSession) {
 		s.home, geminiFixtureHome,
 		filepath.Join(base, "tmp"), "/tmp",
 	)
-	for _, f := range []struct {
-		path string
-		data []byte
-	}{{geminiPayloadFixture, rawPayload}, {geminiSessionFixture, rawSession}} {
-		text := r.Replace(string(f.data))
-		if strings.Contains(text, base) {
-			t.Fatalf("the sanitized %s still holds the test's directory %s", f.path, base)
-		}
-		if !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		if err := os.WriteFile(f.path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("recorded %s", f.path)
-	}
+	writeSanitized(t, r, base, fixtureFile{geminiPayloadFixture, rawPayload}, fixtureFile{geminiSessionFixture, rawSession})
 }
 
 // TestGeminiPayloadFixture checks the recorded payload itself: an AfterAgent event with every

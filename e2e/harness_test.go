@@ -681,3 +681,29 @@ func loadPayloadFixture(t *testing.T, path, what, record string) map[string]any 
 	}
 	return m
 }
+
+// fixtureFile is a recorded fixture to write: its path, and what a live run produced.
+type fixtureFile struct {
+	path string
+	data []byte
+}
+
+// writeSanitized writes each file's data to its path with r's replacements made, ending it with
+// a newline; it fails the test, writing nothing more, when a sanitized file still holds base,
+// the test's temporary directory.
+func writeSanitized(t *testing.T, r *strings.Replacer, base string, files ...fixtureFile) {
+	t.Helper()
+	for _, f := range files {
+		text := r.Replace(string(f.data))
+		if strings.Contains(text, base) {
+			t.Fatalf("the sanitized %s still holds the test's directory %s", f.path, base)
+		}
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if err := os.WriteFile(f.path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded %s", f.path)
+	}
+}
