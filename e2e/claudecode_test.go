@@ -419,7 +419,7 @@ func TestClaudeCodeBrokenHookFailsOpen(t *testing.T) {
 			setup: func(t *testing.T, s *session) {
 				// install checks the configuration, so break it afterwards, as an edit would.
 				s.useStopgate()
-				writeFile(t, filepath.Join(s.home, ".config", "stopgate", "config.toml"), "mode = \"autonomous\nbudgets = [[[\n\x00")
+				breakConfig(t, s.home)
 			},
 			// stopgate fails open on purpose: exit 0, nothing on stdout, why on stderr.
 			want: hookOutcome{kind: "hook_success", exitCode: 0, stdout: "", stderr: "stopgate: config "},
@@ -427,7 +427,7 @@ func TestClaudeCodeBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "script exits 1 with garbage",
 			setup: func(t *testing.T, s *session) {
-				s.setProjectStopHook(stopHook{command: writeScript(t, s.home, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`), timeout: 30})
+				s.setProjectStopHook(stopHook{command: writeScript(t, s.home, "crash", crashHook), timeout: 30})
 			},
 			want: hookOutcome{kind: "hook_non_blocking_error", exitCode: 1, stdout: "panic: {\"decision\": oops\n", stderr: "-"},
 		},
@@ -451,7 +451,7 @@ func TestClaudeCodeBrokenHookFailsOpen(t *testing.T) {
 			setup: func(t *testing.T, s *session) {
 				// exec, so the kill at the 1 s timeout reaches the sleep itself and nothing
 				// outlives the run.
-				s.setProjectStopHook(stopHook{command: writeScript(t, s.home, "slow", `cat >/dev/null; exec sleep 30`), timeout: 1})
+				s.setProjectStopHook(stopHook{command: writeScript(t, s.home, "slow", slowHook), timeout: 1})
 			},
 			want: hookOutcome{kind: "hook_cancelled", exitCode: -1, stdout: "-", stderr: "-"},
 		},

@@ -653,7 +653,7 @@ func TestCodexBrokenHookFailsOpen(t *testing.T) {
 			name: "stopgate with a config file broken after install",
 			setup: func(t *testing.T, s *codexSession) {
 				s.useStopgate()
-				writeFile(t, filepath.Join(s.home, ".config", "stopgate", "config.toml"), "mode = \"autonomous\nbudgets = [[[\n\x00")
+				breakConfig(t, s.home)
 			},
 			// stopgate fails open on purpose: exit 0, nothing on stdout, why on stderr.
 			want: "hook: Stop Completed",
@@ -661,7 +661,7 @@ func TestCodexBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "script exits 1 with garbage",
 			setup: func(t *testing.T, s *codexSession) {
-				s.setProjectStopHooks(codexHook{command: writeScript(t, s.home, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`), timeout: 30})
+				s.setProjectStopHooks(codexHook{command: writeScript(t, s.home, "crash", crashHook), timeout: 30})
 			},
 			want: "hook: Stop Failed",
 		},
@@ -682,7 +682,7 @@ func TestCodexBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "hook runs out of time",
 			setup: func(t *testing.T, s *codexSession) {
-				s.setProjectStopHooks(codexHook{command: writeScript(t, s.home, "slow", `cat >/dev/null; exec sleep 30`), timeout: 1})
+				s.setProjectStopHooks(codexHook{command: writeScript(t, s.home, "slow", slowHook), timeout: 1})
 			},
 			want: "hook: Stop Failed",
 		},

@@ -698,7 +698,7 @@ func TestGeminiBrokenHookFailsOpen(t *testing.T) {
 			setup: func(t *testing.T, s *geminiSession) {
 				// install checks the configuration, so break it afterwards, as an edit would.
 				s.useStopgate()
-				writeFile(t, filepath.Join(s.home, ".config", "stopgate", "config.toml"), "mode = \"autonomous\nbudgets = [[[\n\x00")
+				breakConfig(t, s.home)
 			},
 			// stopgate fails open on purpose: exit 0, nothing on stdout, why on stderr, which
 			// Gemini CLI shows as the hook's system message.
@@ -707,7 +707,7 @@ func TestGeminiBrokenHookFailsOpen(t *testing.T) {
 		{
 			name: "script exits 1 with garbage",
 			setup: func(t *testing.T, s *geminiSession) {
-				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "crash", `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`)})
+				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "crash", crashHook)})
 			},
 			stderr: []string{`Hook system message: Warning: panic: {"decision": oops`, "1 failed"},
 		},
@@ -724,7 +724,7 @@ func TestGeminiBrokenHookFailsOpen(t *testing.T) {
 			setup: func(t *testing.T, s *geminiSession) {
 				// exec, so the kill at the 1 s timeout reaches the sleep itself and nothing
 				// outlives the run.
-				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "slow", `cat >/dev/null; exec sleep 30`), timeout: time.Second})
+				s.setProjectHooks(geminiHook{command: writeScript(t, s.home, "slow", slowHook), timeout: time.Second})
 			},
 			stderr: []string{"Hook timed out after 1000ms"},
 		},

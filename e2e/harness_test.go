@@ -707,3 +707,18 @@ func writeSanitized(t *testing.T, r *strings.Replacer, base string, files ...fix
 		t.Logf("recorded %s", f.path)
 	}
 }
+
+// The bodies of the broken hook scripts the fail-open scenarios install: crashHook prints
+// garbage and exits 1; slowHook outlives any hook timeout, exec'ing the sleep so that the kill
+// at the timeout reaches it and nothing outlives the run.
+const (
+	crashHook = `cat >/dev/null; echo 'panic: {"decision": oops'; exit 1`
+	slowHook  = `cat >/dev/null; exec sleep 30`
+)
+
+// breakConfig overwrites the stopgate configuration under home with one that does not parse,
+// as an edit after install would.
+func breakConfig(t *testing.T, home string) {
+	t.Helper()
+	writeFile(t, filepath.Join(home, ".config", "stopgate", "config.toml"), "mode = \"autonomous\nbudgets = [[[\n\x00")
+}
