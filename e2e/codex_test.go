@@ -171,14 +171,8 @@ func (s *codexSession) writeConfig() {
 // SubagentStop, and returns what install printed.
 func (s *codexSession) installStopgate(flags ...string) string {
 	s.t.Helper()
+	out := installHook(s.t, s.sessionDirs, s.env, "codex", flags...)
 	bin := stopgateBinary(s.t)
-	args := append([]string{"hook", "install", "codex", "--project", "--state-dir", s.state}, flags...)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env = s.project, s.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("stopgate %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
 	path := filepath.Join(s.project, ".codex", "hooks.json")
 	recs, err := hook.CodexTrust(path)
 	if err != nil {
@@ -249,10 +243,7 @@ func (s *codexSession) dump() {
 		}
 		s.t.Log(line)
 	}
-	for i, p := range s.payloads() {
-		b, _ := json.Marshal(p)
-		s.t.Logf("stop payload %d: %s", i, b)
-	}
+	logPayloads(s.t, "stop payload", s.payloads())
 	s.t.Logf("codex stderr:\n%s", s.stderr)
 }
 

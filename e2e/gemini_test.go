@@ -147,14 +147,8 @@ func (s *geminiSession) setProjectHooks(hooks ...geminiHook) {
 // `stopgate hook gemini-cli` on AfterAgent, with the timeout in milliseconds.
 func (s *geminiSession) useStopgate(flags ...string) {
 	s.t.Helper()
+	out := installHook(s.t, s.sessionDirs, s.env, "gemini-cli", flags...)
 	bin := stopgateBinary(s.t)
-	args := append([]string{"hook", "install", "gemini-cli", "--project", "--state-dir", s.state}, flags...)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env = s.project, s.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("stopgate %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
 	b, err := os.ReadFile(filepath.Join(s.project, ".gemini", "settings.json"))
 	if err != nil {
 		s.t.Fatalf("stopgate hook install wrote no project settings: %v\n%s", err, out)
@@ -238,10 +232,7 @@ func (s *geminiSession) dump() {
 		}
 		s.t.Log(line)
 	}
-	for i, p := range s.payloads() {
-		b, _ := json.Marshal(p)
-		s.t.Logf("AfterAgent payload %d: %s", i, b)
-	}
+	logPayloads(s.t, "AfterAgent payload", s.payloads())
 	s.t.Logf("gemini stderr:\n%s", s.stderr)
 }
 

@@ -286,14 +286,8 @@ func (s *session) setProjectStopHook(hooks ...stopHook) {
 // installed command. It checks that the settings now run `stopgate hook claude-code` on Stop.
 func (s *session) useStopgate(flags ...string) {
 	s.t.Helper()
+	out := installHook(s.t, s.sessionDirs, s.env, "claude-code", flags...)
 	bin := stopgateBinary(s.t)
-	args := append([]string{"hook", "install", "claude-code", "--project", "--state-dir", s.state}, flags...)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env = s.project, s.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("stopgate %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
 	b, err := os.ReadFile(filepath.Join(s.project, ".claude", "settings.json"))
 	if err != nil {
 		s.t.Fatalf("stopgate hook install wrote no project settings: %v\n%s", err, out)
@@ -390,10 +384,7 @@ func (s *session) dump() {
 		}
 		s.t.Log(line)
 	}
-	for i, p := range s.payloads() {
-		b, _ := json.Marshal(p)
-		s.t.Logf("stop payload %d: %s", i, b)
-	}
+	logPayloads(s.t, "stop payload", s.payloads())
 }
 
 // agentRequests returns the agent loop's Messages API requests, in order: those offering the
@@ -721,4 +712,29 @@ const (
 func breakConfig(t *testing.T, home string) {
 	t.Helper()
 	writeFile(t, filepath.Join(home, ".config", "stopgate", "config.toml"), "mode = \"autonomous\nbudgets = [[[\n\x00")
+}
+
+// installHook runs `stopgate hook install HARNESS --project --state-dir STATE FLAGS…` in the
+// session's project directory with its environment env, failing the test if it fails, and
+// returns what it printed.
+func installHook(t *testing.T, d sessionDirs, env []string, harness string, flags ...string) []byte {
+	t.Helper()
+	bin := stopgateBinary(t)
+	args := append([]string{"hook", "install", harness, "--project", "--state-dir", d.state}, flags...)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = d.project, env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("stopgate %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// logPayloads logs each of the hook payloads ps, which what names, for a failing test's dump.
+func logPayloads(t *testing.T, what string, ps []map[string]any) {
+	t.Helper()
+	for i, p := range ps {
+		b, _ := json.Marshal(p)
+		t.Logf("%s %d: %s", what, i, b)
+	}
 }
