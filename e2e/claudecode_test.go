@@ -323,14 +323,7 @@ func TestClaudeCodeTodos(t *testing.T) {
 				assertStopgateDecided(t, s, 0)
 				return
 			}
-			if len(all) != 1 || !strings.Contains(all[0], tt.open) {
-				t.Errorf("the run held nudges %q, want one naming the open item %q", all, tt.open)
-			}
-			for _, item := range tt.items[:tt.done] {
-				if len(all) == 1 && strings.Contains(all[0], item) {
-					t.Errorf("the nudge %q names %q, an item already completed", all[0], item)
-				}
-			}
+			tt.assertNudge(t, all)
 			assertPayloads(t, s, []bool{false, true}, []string{tt.first, tt.final})
 			assertStopgateDecided(t, s, 1)
 		})
@@ -342,14 +335,7 @@ func TestClaudeCodeTodos(t *testing.T) {
 // one stop.
 func TestClaudeCodeLegitimateEnds(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, message string
-	}{
-		{"completion summary", "I added the --verbose flag, documented it in the README and ran the tests: they pass."},
-		{"question to the user", "Shall I proceed with the migration?"},
-		{"choice for the user", "Should the cache live in Redis or in memory? Both work; tell me which you prefer."},
-	}
-	for _, tt := range tests {
+	for _, tt := range legitimateEnds {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSession(t, func(r *fa.Request) fa.Response {

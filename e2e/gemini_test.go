@@ -557,14 +557,7 @@ func TestGeminiTodos(t *testing.T) {
 				assertGeminiDecided(t, s, 0)
 				return
 			}
-			if len(all) != 1 || !strings.Contains(all[0], tt.open) {
-				t.Errorf("the run held nudges %q, want one naming the open item %q", all, tt.open)
-			}
-			for _, item := range tt.items[:tt.done] {
-				if len(all) == 1 && strings.Contains(all[0], item) {
-					t.Errorf("the nudge %q names %q, an item already completed", all[0], item)
-				}
-			}
+			tt.assertNudge(t, all)
 			assertGeminiPayloads(t, s, prompt, []bool{false, false}, []string{tt.first, tt.final})
 			assertGeminiDecided(t, s, 0)
 		})
@@ -575,14 +568,7 @@ func TestGeminiTodos(t *testing.T) {
 // interactive mode (the default), are allowed with no denial: one request, one stop.
 func TestGeminiLegitimateEnds(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name, message string
-	}{
-		{"completion summary", "I added the --verbose flag, documented it in the README and ran the tests: they pass."},
-		{"question to the user", "Shall I proceed with the migration?"},
-		{"choice for the user", "Should the cache live in Redis or in memory? Both work; tell me which you prefer."},
-	}
-	for _, tt := range tests {
+	for _, tt := range legitimateEnds {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			const prompt = "Add a --verbose flag."

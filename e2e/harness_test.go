@@ -586,6 +586,31 @@ var todoCases = []todoCase{
 	},
 }
 
+// assertNudge checks an open-item run's nudges, all: one, naming the open item and none of
+// the items completed before it.
+func (tc todoCase) assertNudge(t *testing.T, all []string) {
+	t.Helper()
+	if len(all) != 1 || !strings.Contains(all[0], tc.open) {
+		t.Errorf("the run held nudges %q, want one naming the open item %q", all, tc.open)
+	}
+	for _, item := range tc.items[:tc.done] {
+		if len(all) == 1 && strings.Contains(all[0], item) {
+			t.Errorf("the nudge %q names %q, an item already completed", all[0], item)
+		}
+	}
+}
+
+// legitimateEnds are the final messages the legitimate-end scenarios of Claude Code and Gemini
+// CLI stop with, each allowed with no nudge: a completion summary, and a question or a choice
+// for the user in interactive mode (the default).
+var legitimateEnds = []struct {
+	name, message string
+}{
+	{"completion summary", "I added the --verbose flag, documented it in the README and ran the tests: they pass."},
+	{"question to the user", "Shall I proceed with the migration?"},
+	{"choice for the user", "Should the cache live in Redis or in memory? Both work; tell me which you prefer."},
+}
+
 // quotes reports whether text quotes sentence, in straight or typographic double quotes.
 func quotes(text, sentence string) bool {
 	return strings.Contains(text, `"`+sentence+`"`) || strings.Contains(text, "“"+sentence+"”")
