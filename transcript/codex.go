@@ -1,10 +1,8 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -301,49 +299,17 @@ func newCodexBuilder(o Options) *codexBuilder {
 	return b
 }
 
-// readLines feeds each line of r to entry. Lines longer than the bufio buffer are assembled
-// in one reused buffer, up to MaxLineBytes; a longer line is counted as malformed and the rest
-// of it discarded, as the Claude Code reader does.
+// readLines feeds each line of r to entry, up to MaxLineBytes; a longer line is counted as
+// malformed, as the Claude Code reader does.
 func (b *codexBuilder) readLines(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if !tooLong {
-				if len(long)+len(chunk) > b.o.MaxLineBytes {
-					tooLong, long = true, long[:0]
-				} else {
-					long = append(long, chunk...)
-				}
-			}
-			continue
+	return scanLines(r, b.o.MaxLineBytes, func(line []byte, tooLong bool) {
+		b.line++
+		if tooLong {
+			b.malformed(ErrLineTooLong)
+			return
 		}
-		line := chunk
-		if tooLong || len(long) > 0 {
-			if !tooLong && len(long)+len(chunk) > b.o.MaxLineBytes {
-				tooLong = true
-			}
-			long = append(long, chunk...)
-			line = long
-		}
-		if len(line) > 0 || tooLong {
-			b.line++
-			if tooLong {
-				b.malformed(ErrLineTooLong)
-			} else {
-				b.entry(line)
-			}
-		}
-		long, tooLong = long[:0], false
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
+		b.entry(line)
+	})
 }
 
 func (b *codexBuilder) entry(line []byte) {

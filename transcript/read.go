@@ -171,9 +171,11 @@ func attachAgentFiles(s *Session, path string, o Options) error {
 	return nil
 }
 
-// readLines feeds each line of r to the builder. Lines longer than the bufio buffer are
-// assembled in one reused buffer, up to MaxLineBytes; the rest of a longer line is discarded.
-func (b *builder) readLines(r io.Reader) error {
+// scanLines calls fn with each line of r, its newline kept; a line longer than the bufio
+// buffer is assembled in one reused buffer up to max bytes, and a longer one is reported with
+// tooLong set and its bytes discarded. Empty input yields no call. It returns r's first error
+// other than io.EOF.
+func scanLines(r io.Reader, max int, fn func(line []byte, tooLong bool)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
 	tooLong := false
@@ -181,7 +183,7 @@ func (b *builder) readLines(r io.Reader) error {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if !tooLong {
-				if len(long)+len(chunk) > b.o.MaxLineBytes {
+				if len(long)+len(chunk) > max {
 					tooLong, long = true, long[:0]
 				} else {
 					long = append(long, chunk...)
@@ -191,19 +193,14 @@ func (b *builder) readLines(r io.Reader) error {
 		}
 		line := chunk
 		if tooLong || len(long) > 0 {
-			if !tooLong && len(long)+len(chunk) > b.o.MaxLineBytes {
+			if !tooLong && len(long)+len(chunk) > max {
 				tooLong = true
 			}
 			long = append(long, chunk...)
 			line = long
 		}
 		if len(line) > 0 || tooLong {
-			b.line++
-			if tooLong {
-				b.malformed(ErrLineTooLong)
-			} else {
-				b.entry(line)
-			}
+			fn(line, tooLong)
 		}
 		long, tooLong = long[:0], false
 		if err != nil {
@@ -213,6 +210,19 @@ func (b *builder) readLines(r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// readLines feeds each line of r to the builder, up to MaxLineBytes; a longer line is counted
+// as malformed.
+func (b *builder) readLines(r io.Reader) error {
+	return scanLines(r, b.o.MaxLineBytes, func(line []byte, tooLong bool) {
+		b.line++
+		if tooLong {
+			b.malformed(ErrLineTooLong)
+			return
+		}
+		b.entry(line)
+	})
 }
 
 // entryKey is the internal key of Session.Entries.
