@@ -20,13 +20,18 @@ import (
 	"github.com/stopgate/stopgate/transcript"
 )
 
-// Options configures Run. The zero value (or a nil *Options) audits with the default
-// supervisor (no model classifier) and DefaultReaders, on one worker per CPU, records nothing
+// ErrNoReaders is returned by Run when Options.Readers is empty: no format is known, so no
+// file could be read.
+var ErrNoReaders = errors.New("audit: no session readers given")
+
+// Options configures Run. Readers must be set; otherwise the zero value audits with
+// the default supervisor (no model classifier), on one worker per CPU, records nothing
 // and reports no progress.
 type Options struct {
 	// Supervisor decides each stop; nil means stopgate.New(stopgate.Config{}).
 	Supervisor *stopgate.Supervisor
-	// Readers are the formats recognised, asked in order; nil means DefaultReaders().
+	// Readers are the formats recognised, asked in order: each harness package's
+	// (cmd/stopgate lists them all).
 	Readers []Reader
 	// Store, when set, receives every decision and termination reason (see Record).
 	Store store.Store
@@ -186,8 +191,8 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 	if o.Supervisor == nil {
 		o.Supervisor = stopgate.New(stopgate.Config{})
 	}
-	if o.Readers == nil {
-		o.Readers = DefaultReaders()
+	if len(o.Readers) == 0 {
+		return nil, ErrNoReaders
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -376,7 +381,7 @@ func (a *auditor) decide(ctx context.Context, s *Session) *sessionResult {
 			Ending: t.Ending.Category, EndingDetail: t.Ending.Detail,
 		}
 		if m := t.Turn.Message; m != nil {
-			tr.Final = excerpt(stall.DanglingSentence(m.Text), transcript.ExcerptRunes, true)
+			tr.Final = transcript.Excerpt(stall.DanglingSentence(m.Text), transcript.ExcerptRunes, true)
 		}
 		c.Turns++
 		c.TurnEndings[t.Ending.Category]++
