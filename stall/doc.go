@@ -23,5 +23,5 @@
 // decimals, ellipses, markdown lists and headings, emoji, and CJK punctuation.
 //
 // The package is pure: no I/O, no globals that change, no clock (time is passed in). The only
-// outside call is the model classifier's, through the [model.Client] its caller supplies.
+// outside call is the model classifier's, through the [llm.Client] its caller supplies.
 package stall
