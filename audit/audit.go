@@ -145,9 +145,17 @@ type Files struct {
 	WithParent int `json:"with_parent"`
 	// Skipped counts the files not audited, by why: "unknown format" or a reader's reason.
 	Skipped map[string]int `json:"skipped"`
+	// SkippedFiles names each file not audited and why, in the order the files were found.
+	SkippedFiles []Skip `json:"skipped_files"`
 	// Failed counts the files, and the paths named, that could not be read (see
 	// Report.Failures).
 	Failed int `json:"failed"`
+}
+
+// Skip is one file an audit did not read, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Failure is a file that could not be read.
@@ -206,6 +214,7 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 	rep.Files.Found = len(files) + withParent
 	rep.Files.WithParent = withParent
 	rep.Files.Skipped = map[string]int{}
+	rep.Files.SkippedFiles = []Skip{}
 	rep.Files.Failed = len(failures)
 	consumed := map[string]bool{}
 	for i, r := range results {
@@ -226,6 +235,7 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 			rep.Files.Failed++
 		case r.skip != "":
 			rep.Files.Skipped[r.skip]++
+			rep.Files.SkippedFiles = append(rep.Files.SkippedFiles, Skip{Path: files[i].path, Reason: r.skip})
 		default:
 			rep.Files.Audited++
 			kept = append(kept, r.sessions...)

@@ -172,6 +172,13 @@ func TestFiles(t *testing.T) {
 	if got, want := rep.Files.Skipped, map[string]int{skipUnknown: 2, "nothing to audit: no turns": 2}; !reflect.DeepEqual(got, want) {
 		t.Errorf("skipped %v, want %v (notes.txt, empty.jsonl; a Codex rollout and a Gemini CLI session with no prompt)", got, want)
 	}
+	named := map[string]string{}
+	for _, sk := range rep.Files.SkippedFiles {
+		named[filepath.Base(sk.Path)] = sk.Reason
+	}
+	if len(rep.Files.SkippedFiles) != 4 || named["notes.txt"] != skipUnknown || named["empty.jsonl"] != skipUnknown {
+		t.Errorf("skipped files %v; want the four named, notes.txt and empty.jsonl as %q", rep.Files.SkippedFiles, skipUnknown)
+	}
 	failed := map[string]string{}
 	for _, f := range rep.Failures {
 		failed[filepath.Base(f.Path)] = f.Error

@@ -109,6 +109,12 @@ func WriteTable(w io.Writer, rep *Report) error {
 			fmt.Fprintf(bw, "  %s: %s\n", f.Path, f.Error)
 		}
 	}
+	if len(rep.Files.SkippedFiles) > 0 {
+		fmt.Fprintf(bw, "\nSkipped (%d):\n", len(rep.Files.SkippedFiles))
+		for _, sk := range rep.Files.SkippedFiles {
+			fmt.Fprintf(bw, "  %s: %s\n", sk.Path, sk.Reason)
+		}
+	}
 	fmt.Fprintf(bw, "\nFiles: %d found, %d audited, %d read with their session, %d skipped%s, %d failed.\n",
 		rep.Files.Found, rep.Files.Audited, rep.Files.WithParent, sum(rep.Files.Skipped), skipped(rep.Files.Skipped), rep.Files.Failed)
 	if r := rep.Recorded; r != nil {
