@@ -51,10 +51,14 @@ func (Hook) Stop(ctx context.Context, payload io.Reader, now time.Time) (*harnes
 		if !filepath.IsAbs(path) && p.CWD != "" {
 			path = filepath.Join(p.CWD, path)
 		}
-		s, err = ReadFile(path)
-		if err != nil {
+		var lags bool
+		s, lags, err = readCaughtUp(ctx, path, p)
+		switch {
+		case err != nil:
 			s = nil
 			st.Notes = append(st.Notes, fmt.Sprintf("session log unreadable (%s); deciding on the payload alone", oneLine(err.Error())))
+		case lags:
+			st.Notes = append(st.Notes, fmt.Sprintf("the session log had not recorded this stop after %v; deciding on what it holds", LogWait))
 		}
 		if p.Event() == EventAgentStop {
 			todos, err = ReadTodos(ctx, DatabasePath(path))
@@ -70,6 +74,37 @@ func (Hook) Stop(ctx context.Context, payload io.Reader, now time.Time) (*harnes
 		st.State = harness.StateKey{}
 	}
 	return st, nil
+}
+
+// LogWait bounds how long the hook waits for the event log to record the stop it is asked
+// about. Copilot CLI 1.0.102 writes events.jsonl behind the session, a few tens of
+// milliseconds after the events: at the first stop of a session the file may not exist yet
+// when the hook starts.
+const LogWait = 3 * time.Second
+
+// logPoll is how often the hook looks at the event log again while it waits.
+const logPoll = 25 * time.Millisecond
+
+// readCaughtUp reads the event log at path once it records the agentStop hook run p is the
+// payload of (a subagentStop, or a payload without a timestamp, is read at once), waiting at
+// most LogWait and no longer than ctx allows. lags reports that it never did: s is then the
+// log as it last stood, or err why it could not be read.
+func readCaughtUp(ctx context.Context, path string, p Payload) (s *Session, lags bool, err error) {
+	deadline := time.Now().Add(LogWait)
+	for {
+		s, err = ReadFile(path)
+		if p.Event() != EventAgentStop || p.Timestamp <= 0 || err == nil && s.HasStop(p.Timestamp) {
+			return s, false, err
+		}
+		if time.Now().After(deadline) {
+			return s, err == nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return s, err == nil, err
+		case <-time.After(logPoll):
+		}
+	}
 }
 
 // Answer implements harness.Hook.

@@ -123,11 +123,24 @@ type StopHook struct {
 	// Time is when it started; Message the index in Messages of the next message after it.
 	Time    time.Time
 	Message int
-	// Active is the input's stop_hook_active.
+	// Active is the input's stop_hook_active; Stamp the input's timestamp (Unix
+	// milliseconds), which is the payload's.
 	Active bool
+	Stamp  int64
 	// Blocked reports that its output was {"decision":"block"}, with Reason.
 	Blocked bool
 	Reason  string
+}
+
+// HasStop reports whether the log has caught up with the agentStop hook run whose payload
+// carries stamp (Payload.Timestamp): it records that run's hook.start.
+func (s *Session) HasStop(stamp int64) bool {
+	for _, h := range s.StopHooks {
+		if h.Stamp == stamp {
+			return true
+		}
+	}
+	return false
 }
 
 // event is one line of events.jsonl.
@@ -310,11 +323,12 @@ func Read(r io.Reader) (*Session, error) {
 			var d struct {
 				HookType string `json:"hookType"`
 				Input    struct {
-					Active bool `json:"stop_hook_active"`
+					Active bool    `json:"stop_hook_active"`
+					Stamp  float64 `json:"timestamp"`
 				} `json:"input"`
 			}
 			if json.Unmarshal(e.Data, &d) == nil && d.HookType == EventAgentStop {
-				lastHook = &StopHook{Time: at, Message: len(s.Messages), Active: d.Input.Active}
+				lastHook = &StopHook{Time: at, Message: len(s.Messages), Active: d.Input.Active, Stamp: int64(d.Input.Stamp)}
 				s.StopHooks = append(s.StopHooks, lastHook)
 			}
 		case "hook.end":
