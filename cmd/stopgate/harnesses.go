@@ -8,12 +8,13 @@ import (
 	"github.com/stopgate/stopgate/audit"
 	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/copilot"
+	"github.com/stopgate/stopgate/harness/opencode"
 )
 
 // contractHarnesses are the harnesses that implement the harness contract, whose session
 // readers the audit asks after its own.
 func contractHarnesses() []harness.Harness {
-	return []harness.Harness{copilot.Harness()}
+	return []harness.Harness{copilot.Harness(), opencode.Harness()}
 }
 
 // auditReaders returns the readers the audit asks: its defaults, then each contract harness's.
