@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/harness/copilot"
-	"github.com/stopgate/stopgate/hook"
 )
 
 func hookCopilotCommand() *command {
@@ -40,9 +37,7 @@ and in a row, see 'stopgate help decide', kept in a small JSON file per session 
 --state-dir) stop well before.
 
 Install it with 'stopgate hook install copilot'.`,
-	}, false, func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts *hook.Options) int {
-		return hook.Run(ctx, stdin, stdout, stderr, copilot.Hook{}, opts)
-	})
+	}, false, copilot.Name)
 }
 
 // copilotFileFlags returns the flags choosing the Copilot CLI hooks file install and uninstall

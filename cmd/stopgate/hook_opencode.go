@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/stopgate/stopgate/harness/opencode"
-	"github.com/stopgate/stopgate/hook"
 )
 
 func hookOpencodeCommand() *command {
@@ -34,9 +31,7 @@ It fails open: an error of any kind lets the session stop, with exit 0, nothing 
 one line on stderr beginning "stopgate:". The plugin fails open too: stopgate missing, a crash,
 no answer within ` + fmt.Sprint(opencode.HandlerTimeout) + `, or output that is not JSON lets the session stop, and the
 plugin never throws into opencode. Budgets are kept per session under --state-dir.`,
-	}, false, func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts *hook.Options) int {
-		return hook.Run(ctx, stdin, stdout, stderr, opencode.Hook{}, opts)
-	})
+	}, false, opencode.Name)
 }
 
 // opencodeFileFlags returns the flags choosing the opencode config file install and uninstall

@@ -39,10 +39,15 @@ type Installer struct{}
 // Path implements harness.Installer: HOOKS/stopgate.json in the user's hooks folder
 // (ScopeUser: $COPILOT_HOME/hooks, else HOME/.copilot/hooks) or the repository's
 // (ScopeProject: CWD/.github/hooks).
-func (Installer) Path(scope harness.Scope, home, cwd string) (string, error) {
+func (Installer) Path(scope harness.Scope, env harness.Env) (string, error) {
+	home, cwd := env.Home, env.CWD
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	switch scope {
 	case harness.ScopeUser:
-		if ch := os.Getenv("COPILOT_HOME"); ch != "" {
+		if ch := getenv("COPILOT_HOME"); ch != "" {
 			return filepath.Abs(filepath.Join(ch, "hooks", HooksFileName))
 		}
 		if home == "" {

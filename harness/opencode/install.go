@@ -42,10 +42,15 @@ type Installer struct{}
 
 // Path implements harness.Installer: the user's config ($XDG_CONFIG_HOME/opencode/opencode.json,
 // else HOME/.config/opencode/opencode.json) or the project's (CWD/opencode.json).
-func (Installer) Path(scope harness.Scope, home, cwd string) (string, error) {
+func (Installer) Path(scope harness.Scope, env harness.Env) (string, error) {
+	home, cwd := env.Home, env.CWD
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	switch scope {
 	case harness.ScopeUser:
-		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		if x := getenv("XDG_CONFIG_HOME"); x != "" {
 			return filepath.Abs(filepath.Join(x, "opencode", "opencode.json"))
 		}
 		if home == "" {
