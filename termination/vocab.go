@@ -175,6 +175,10 @@ const (
 	SiteHookCodex Site = "hook.codex"
 	// SiteHookGeminiCLI: the Gemini CLI after-agent hook.
 	SiteHookGeminiCLI Site = "hook.gemini-cli"
+	// SiteHookCopilot: the GitHub Copilot CLI agentStop and subagentStop hook.
+	SiteHookCopilot Site = "hook.copilot"
+	// SiteHookOpencode: the opencode plugin's session.idle hook.
+	SiteHookOpencode Site = "hook.opencode"
 	// SiteModelCall: a one-shot model call made through stopgate's model package.
 	SiteModelCall Site = "model.call"
 	// SiteStallClassifier: the model stall classifier's call said nothing usable.
@@ -195,7 +199,7 @@ func Sites() []Site {
 		SiteTurnError, SiteOverflowCompact, SiteOverflowCompactExhausted, SiteStopMetadata,
 		SiteCancelled, SiteStreamCutRetry,
 		SiteToolErrorBudget, SiteToolLoopGuard, SiteSupervisor, SiteHookClaudeCode, SiteHookCodex,
-		SiteHookGeminiCLI, SiteModelCall, SiteStallClassifier, SiteToolCallSalvage,
+		SiteHookGeminiCLI, SiteHookCopilot, SiteHookOpencode, SiteModelCall, SiteStallClassifier, SiteToolCallSalvage,
 		SiteClassifyError, SiteClassifyStop,
 	}
 }

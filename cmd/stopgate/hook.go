@@ -40,17 +40,19 @@ Run 'stopgate help hook HARNESS' for what a hook reads and answers, and
 			hookClaudeCodeCommand(),
 			hookCodexCommand(),
 			hookGeminiCommand(),
+			hookCopilotCommand(),
+			hookOpencodeCommand(),
 			{
 				name:    "install",
 				summary: "add a stop hook to a harness's settings",
-				usage:   "hook install claude-code|codex|gemini-cli [flags]",
-				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand()},
+				usage:   "hook install claude-code|codex|gemini-cli|copilot|opencode [flags]",
+				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand(), hookInstallCopilotCommand(), hookInstallOpencodeCommand()},
 			},
 			{
 				name:    "uninstall",
 				summary: "remove a stop hook from a harness's settings",
-				usage:   "hook uninstall claude-code|codex|gemini-cli [flags]",
-				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand()},
+				usage:   "hook uninstall claude-code|codex|gemini-cli|copilot|opencode [flags]",
+				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand(), hookUninstallCopilotCommand(), hookUninstallOpencodeCommand()},
 			},
 		},
 	}
