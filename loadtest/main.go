@@ -55,6 +55,8 @@ type config struct {
 	fullSync    bool          // serve --full-sync
 	noRecord    bool          // serve --no-record: the ceiling without the event log
 	dir         string        // where the event log goes; empty means a fresh temporary directory
+	cpuProfile  string        // serve --cpu-profile
+	memProfile  string        // serve --mem-profile
 }
 
 func main() {
@@ -66,6 +68,8 @@ func main() {
 	flag.BoolVar(&cfg.groupCommit, "group-commit", true, "serve with --group-commit (false: one append per decision)")
 	flag.BoolVar(&cfg.fullSync, "full-sync", false, "serve with --full-sync (an fsync per commit)")
 	flag.BoolVar(&cfg.noRecord, "no-record", false, "serve with --no-record, to measure the ceiling without the event log (then none may be recorded)")
+	flag.StringVar(&cfg.cpuProfile, "cpu-profile", "", "have the server write a CPU profile of the run to `FILE`")
+	flag.StringVar(&cfg.memProfile, "mem-profile", "", "have the server write an allocations profile of the run to `FILE`")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "loadtest: unexpected arguments %q\n", flag.Args())
@@ -91,6 +95,7 @@ type report struct {
 	done                    int
 	p50, p90, p99, max      time.Duration
 	commits, appendedEvents float64
+	serverCPU, clientCPU    time.Duration // user+system time of the server process, and of this one during the load
 	statsDecisions          int64
 	storedDecisions, acked  int
 }
@@ -113,6 +118,11 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "latency: p50 %s  p90 %s  p99 %s  max %s\n", ms(r.p50), ms(r.p90), ms(r.p99), ms(r.max))
 	if r.commits > 0 {
 		fmt.Fprintf(w, "event log: %.0f events in %.0f commits, %.1f events a commit\n", r.appendedEvents, r.commits, r.appendedEvents/r.commits)
+	}
+	if r.serverCPU > 0 && r.done > 0 {
+		fmt.Fprintf(w, "CPU: server %.0f µs a decision (%.2f cores), load generator %.0f µs a decision\n",
+			float64(r.serverCPU.Microseconds())/float64(r.done), r.serverCPU.Seconds()/r.elapsed.Seconds(),
+			float64(r.clientCPU.Microseconds())/float64(r.done))
 	}
 	fmt.Fprintf(w, "verified: /v1/stats counts %d decisions; the log holds %d decision events; %d acknowledged as recorded\n",
 		r.statsDecisions, r.storedDecisions, r.acked)
@@ -143,7 +153,9 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	}
 	defer srv.Process.Kill() // a no-op once it has exited
 
+	cpu0 := selfCPU()
 	ids, lat, elapsed, err := load(ctx, base, cfg)
+	rep.clientCPU = selfCPU() - cpu0
 	rep.elapsed, rep.done = elapsed, len(lat)
 	if len(lat) > 0 {
 		slices.Sort(lat)
@@ -175,6 +187,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err := srv.Wait(); err != nil {
 		errs = append(errs, fmt.Errorf("stopgate serve after SIGTERM: %w", err))
 	}
+	rep.serverCPU = srv.ProcessState.UserTime() + srv.ProcessState.SystemTime()
 
 	acked := map[string]bool{}
 	for _, id := range ids {
@@ -211,6 +224,15 @@ func startServer(cfg config, dir, db string) (*exec.Cmd, string, error) {
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--store", db, "--log-level", "warn",
 		"--group-commit=" + strconv.FormatBool(cfg.groupCommit), "--full-sync=" + strconv.FormatBool(cfg.fullSync),
 		"--no-record=" + strconv.FormatBool(cfg.noRecord)}
+	for _, p := range []struct{ flag, file string }{{"--cpu-profile", cfg.cpuProfile}, {"--mem-profile", cfg.memProfile}} {
+		if p.file != "" {
+			abs, err := filepath.Abs(p.file)
+			if err != nil {
+				return nil, "", err
+			}
+			args = append(args, p.flag, abs)
+		}
+	}
 	cmd := exec.Command(cfg.bin, args...)
 	// A clean environment: no user configuration, no token.
 	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_STATE_HOME=" + dir}
@@ -405,4 +427,13 @@ func storedDecisions(ctx context.Context, db string) (map[string]bool, error) {
 func pct(sorted []time.Duration, p int) time.Duration {
 	i := (len(sorted)*p + 99) / 100
 	return sorted[max(i-1, 0)]
+}
+
+// selfCPU returns the user and system time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -65,6 +65,10 @@ import (
 // is zero: 1 MiB.
 const DefaultMaxBodyBytes = 1 << 20
 
+// DefaultRecordTimeout is how long a decision waits for the event log when
+// Options.RecordTimeout is zero.
+const DefaultRecordTimeout = 5 * time.Second
+
 // DefaultShutdownTimeout is how long Serve waits for requests in flight to finish when
 // Options.ShutdownTimeout is zero.
 const DefaultShutdownTimeout = 30 * time.Second
@@ -110,6 +114,11 @@ type Options struct {
 	// decision, instead of committing concurrent decisions together. Group commit is faster
 	// on every store measured; this is for comparison.
 	AppendEach bool
+	// RecordTimeout bounds how long a decision waits for the event log before it is answered
+	// anyway, with Stopgate-Recorded: false; zero means DefaultRecordTimeout. The request's
+	// own context (a client that goes away) bounds the wait too. The events are still
+	// appended when the store comes back in time for the append's own timeout.
+	RecordTimeout time.Duration
 
 	// Token, when set, must accompany every request but GET /healthz, as a bearer token. It is
 	// required for a listener that is not on a loopback address.
@@ -141,6 +150,8 @@ type Server struct {
 	maxBody int64
 	now     func() time.Time
 
+	recordTimeout time.Duration
+
 	// onShutdown, when set, is called as graceful shutdown begins (a test hook).
 	onShutdown func()
 }
@@ -149,6 +160,9 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes < 0 {
 		return nil, fmt.Errorf("server: MaxBodyBytes %d is negative", opts.MaxBodyBytes)
+	}
+	if opts.RecordTimeout < 0 {
+		return nil, fmt.Errorf("server: RecordTimeout %s is negative", opts.RecordTimeout)
 	}
 	if opts.ShutdownTimeout < 0 {
 		return nil, fmt.Errorf("server: ShutdownTimeout %s is negative", opts.ShutdownTimeout)
@@ -174,6 +188,10 @@ func New(opts Options) (*Server, error) {
 	}
 	if s.maxBody == 0 {
 		s.maxBody = DefaultMaxBodyBytes
+	}
+	s.recordTimeout = opts.RecordTimeout
+	if s.recordTimeout == 0 {
+		s.recordTimeout = DefaultRecordTimeout
 	}
 	if opts.Store != nil && !opts.NoRecord {
 		if opts.AppendEach {

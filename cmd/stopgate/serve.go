@@ -35,6 +35,7 @@ type serveFlags struct {
 	logLevel    string
 	maxAge      time.Duration
 	maxEvents   int64
+	prof        profileFlags
 }
 
 func (f *serveFlags) define(fs *flag.FlagSet) {
@@ -48,6 +49,7 @@ func (f *serveFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log at `LEVEL` and above: debug, info, warn or error (to stderr)")
 	fs.DurationVar(&f.maxAge, "retain-age", 0, "delete events older than `D` (e.g. 720h), in the background every "+pruneEvery.String()+"; 0 keeps them")
 	fs.Int64Var(&f.maxEvents, "retain-events", 0, "keep only the newest `N` events, pruned in the background every "+pruneEvery.String()+"; 0 keeps them all")
+	f.prof.define(fs)
 	f.sf.define(fs)
 }
 
@@ -170,6 +172,11 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 	if err != nil {
 		return fail(1, "%v", err)
 	}
+	stopProfile, err := f.prof.start()
+	if err != nil {
+		_ = st.Close()
+		return fail(exitUsage, "%v", err)
+	}
 	code := serveOn(ctx, e, log, ln, server.Options{
 		Supervisor: sup,
 		Classifier: classifier,
@@ -182,6 +189,10 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 		MaxBodyBytes: f.maxBody,
 		Logger:       log,
 	}, redactDSN(dsn))
+	if err := stopProfile(); err != nil {
+		log.Error("writing the profile", "err", err)
+		code = 1
+	}
 	if err := st.Close(); err != nil {
 		log.Error("closing the event log", "err", err)
 		return 1
