@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"errors"
-	"net/http"
 	"log/slog"
+	"net/http"
 	"testing"
 	"time"
 
