@@ -55,9 +55,11 @@ func appendEvents(st store.Store, m *metrics, events []store.Event) error {
 type directRecorder struct {
 	st store.Store
 	m  *metrics
+	wg sync.WaitGroup // the appends under way
 }
 
-func (d *directRecorder) close()    {}
+// close waits for the appends under way, those whose decisions stopped waiting too.
+func (d *directRecorder) close()    { d.wg.Wait() }
 func (d *directRecorder) announce() {}
 func (d *directRecorder) withdraw() {}
 
@@ -65,7 +67,7 @@ func (d *directRecorder) withdraw() {}
 // whose Append does not heed it.
 func (d *directRecorder) record(ctx context.Context, events []store.Event) error {
 	done := make(chan error, 1)
-	go func() { done <- appendEvents(d.st, d.m, events) }()
+	d.wg.Go(func() { done <- appendEvents(d.st, d.m, events) })
 	select {
 	case err := <-done:
 		return err
@@ -115,9 +117,20 @@ type groupRecorder struct {
 	done   chan struct{}
 }
 
-func newGroupRecorder(st store.Store, m *metrics, log *slog.Logger) *groupRecorder {
+// newGroupRecorder starts a group commit with writers writers (at least one): each takes
+// the next batch from the queue, so that as many commits run at once. One suits SQLite,
+// whose writes take turns anyway; a server database commits several at once, each waiting on
+// its round trip and WAL flush while the others gather.
+func newGroupRecorder(st store.Store, m *metrics, log *slog.Logger, writers int) *groupRecorder {
 	g := &groupRecorder{st: st, m: m, log: log, wait: groupWait, queue: make(chan *pending, queueLen), done: make(chan struct{})}
-	go g.run()
+	var wg sync.WaitGroup
+	for range max(writers, 1) {
+		wg.Go(g.run)
+	}
+	go func() {
+		wg.Wait()
+		close(g.done)
+	}()
 	return g
 }
 
@@ -166,9 +179,8 @@ func (g *groupRecorder) close() {
 	<-g.done
 }
 
-// run is the writer: it commits batches until the queue is closed and drained.
+// run is a writer: it commits batches until the queue is closed and drained.
 func (g *groupRecorder) run() {
-	defer close(g.done)
 	var batch []*pending
 	var events []store.Event
 	timer := time.NewTimer(time.Hour)

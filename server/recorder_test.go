@@ -28,7 +28,7 @@ func decisionEvents(t testing.TB, session string) []store.Event {
 func TestGroupCommitIsolatesFailure(t *testing.T) {
 	st := openStore(t)
 	m := newMetrics()
-	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler))
+	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler), 1)
 	defer g.close()
 
 	stored := decisionEvents(t, "first")
@@ -62,7 +62,7 @@ func TestGroupCommitIsolatesFailure(t *testing.T) {
 func TestGroupCommitStoreDown(t *testing.T) {
 	st := openStore(t)
 	m := newMetrics()
-	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler))
+	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler), 1)
 	defer g.close()
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestGroupCommitStoreDown(t *testing.T) {
 
 func TestGroupRecorderClose(t *testing.T) {
 	st := openStore(t)
-	g := newGroupRecorder(st, newMetrics(), slog.New(slog.DiscardHandler))
+	g := newGroupRecorder(st, newMetrics(), slog.New(slog.DiscardHandler), 1)
 	evs := decisionEvents(t, "s")
 	if err := g.record(t.Context(), evs); err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestSlowStoreDoesNotHoldTheDecision(t *testing.T) {
 func TestGroupCommitWaitsForAnnouncedDecisions(t *testing.T) {
 	st := openStore(t)
 	m := newMetrics()
-	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler))
+	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler), 1)
 	g.wait = time.Hour
 	defer g.close()
 

@@ -24,12 +24,14 @@
 //
 // A decision's events are appended to the event log before the decision is answered, so a
 // decision the client has seen is durable. They are dated by the turn's "now", as `stopgate
-// decide` dates them, or by the server's clock when the turn has none. Concurrent decisions are committed together (group
-// commit): one writer appends whatever is queued in one transaction and then answers each of
-// them. When the log fails, the decision is still answered, because withholding it would stop
-// the harness for a bookkeeping fault: the failure is logged, counted in
-// stopgate_decisions_unrecorded_total and stopgate_store_errors_total, and the answer's
-// Stopgate-Recorded header says "false" instead of "true".
+// decide` dates them, or by the server's clock when the turn has none. Concurrent decisions are
+// committed together (group commit): one writer appends whatever is queued in one transaction
+// and then answers each of them; under load it waits up to a millisecond for the decisions
+// still being made, so that a commit carries more of them. When the log fails, or takes
+// longer than Options.RecordTimeout, the decision is still answered, because withholding it
+// would stop the harness for a bookkeeping fault: the failure is logged, counted in
+// stopgate_decisions_unrecorded_total (and stopgate_store_errors_total when an append
+// failed), and the answer's Stopgate-Recorded header says "false" instead of "true".
 //
 // # Security
 //
@@ -119,6 +121,10 @@ type Options struct {
 	// own context (a client that goes away) bounds the wait too. The events are still
 	// appended when the store comes back in time for the append's own timeout.
 	RecordTimeout time.Duration
+	// Writers is how many group commits may run at once; zero means one, which suits SQLite
+	// (its writes take turns anyway). A PostgreSQL log gains from a few: each commit waits
+	// on a round trip and a WAL flush, during which the others gather and commit.
+	Writers int
 
 	// Token, when set, must accompany every request but GET /healthz, as a bearer token. It is
 	// required for a listener that is not on a loopback address.
@@ -161,6 +167,9 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes < 0 {
 		return nil, fmt.Errorf("server: MaxBodyBytes %d is negative", opts.MaxBodyBytes)
 	}
+	if opts.Writers < 0 {
+		return nil, fmt.Errorf("server: Writers %d is negative", opts.Writers)
+	}
 	if opts.RecordTimeout < 0 {
 		return nil, fmt.Errorf("server: RecordTimeout %s is negative", opts.RecordTimeout)
 	}
@@ -197,7 +206,7 @@ func New(opts Options) (*Server, error) {
 		if opts.AppendEach {
 			s.rec = &directRecorder{st: opts.Store, m: s.metrics}
 		} else {
-			s.rec = newGroupRecorder(opts.Store, s.metrics, s.log)
+			s.rec = newGroupRecorder(opts.Store, s.metrics, s.log, opts.Writers)
 		}
 	}
 	s.routes()

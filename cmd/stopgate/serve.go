@@ -183,6 +183,7 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 		Store:      st,
 		NoRecord:   f.noRecord || (file.Record != nil && !*file.Record),
 		AppendEach: !f.groupCommit,
+		Writers:    logWriters(dsn),
 		Token:      token,
 		// The dashboard reads the same event log.
 		Dashboard:    dashboard.New(st, &dashboard.Options{Logger: log}),
@@ -199,6 +200,15 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 	}
 	log.Info("stopped")
 	return code
+}
+
+// logWriters is how many group commits serve runs at once: four on PostgreSQL, where each
+// waits on a round trip and a WAL flush, one on SQLite, whose writes take turns.
+func logWriters(dsn string) int {
+	if scheme, _, ok := strings.Cut(dsn, "://"); ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql")) {
+		return 4
+	}
+	return 1
 }
 
 // serveOn runs the server on ln until ctx ends and returns the exit status.
