@@ -55,11 +55,21 @@ func appendEvents(st store.Store, m *metrics, events []store.Event) error {
 type directRecorder struct {
 	st store.Store
 	m  *metrics
-	wg sync.WaitGroup // the appends under way
+
+	mu     sync.RWMutex // held for reading while starting an append, for writing by close
+	closed bool
+	wg     sync.WaitGroup // the appends under way
 }
 
-// close waits for the appends under way, those whose decisions stopped waiting too.
-func (d *directRecorder) close()    { d.wg.Wait() }
+// close stops recording and waits for the appends under way, those whose decisions stopped
+// waiting for them included.
+func (d *directRecorder) close() {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.wg.Wait()
+}
+
 func (d *directRecorder) announce() {}
 func (d *directRecorder) withdraw() {}
 
@@ -67,7 +77,13 @@ func (d *directRecorder) withdraw() {}
 // whose Append does not heed it.
 func (d *directRecorder) record(ctx context.Context, events []store.Event) error {
 	done := make(chan error, 1)
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return errRecorderClosed
+	}
 	d.wg.Go(func() { done <- appendEvents(d.st, d.m, events) })
+	d.mu.RUnlock()
 	select {
 	case err := <-done:
 		return err

@@ -199,3 +199,19 @@ func TestGroupCommitWaitsForAnnouncedDecisions(t *testing.T) {
 	}
 	assertStored(t, st, map[string]bool{lone[0].ID: true, a[0].ID: true, b[0].ID: true}, 3)
 }
+
+// TestDirectRecorderClose: close waits for the appends under way, and a decision recorded
+// afterwards is refused rather than appended to a store about to close.
+func TestDirectRecorderClose(t *testing.T) {
+	st := openStore(t)
+	d := &directRecorder{st: st, m: newMetrics()}
+	evs := decisionEvents(t, "s")
+	if err := d.record(t.Context(), evs); err != nil {
+		t.Fatal(err)
+	}
+	d.close()
+	if err := d.record(t.Context(), decisionEvents(t, "late")); !errors.Is(err, errRecorderClosed) {
+		t.Errorf("record after close: %v", err)
+	}
+	assertStored(t, st, map[string]bool{evs[0].ID: true}, 1)
+}
