@@ -95,6 +95,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "loadtest: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
+	if *rounds > 0 && (cfg.killAfter > 0 || cfg.noRecord) {
+		fmt.Fprintln(os.Stderr, "loadtest: -compare runs both modes itself and kills nothing: drop -kill-after and -no-record")
+		os.Exit(2)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
 	defer cancel()
 	var err error
