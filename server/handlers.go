@@ -90,7 +90,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The answer is encoded once: the decision event's payload is the same JSON.
 	buf := getBuffer()
-	if err := encodeLine(buf, d); err != nil {
+	if err := encodeDecision(buf, d); err != nil {
 		putBuffer(buf)
 		return fmt.Errorf("encode answer: %w", err)
 	}
