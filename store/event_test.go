@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,28 @@ func TestDecisionEvents(t *testing.T) {
 			want, _ := json.Marshal(d)
 			if string(dec.Payload) != string(want) {
 				t.Errorf("decision payload %s, want the decision's JSON %s", dec.Payload, want)
+			}
+			// Given the decision's JSON, DecisionEventsJSON makes the same events around it.
+			given := json.RawMessage(`{"given":true}`)
+			again, err := store.DecisionEventsJSON(c.turn, d, given, at)
+			if err != nil || len(again) != len(events) || string(again[0].Payload) != string(given) {
+				t.Fatalf("DecisionEventsJSON: %v, %d events, payload %s", err, len(again), again[0].Payload)
+			}
+			for i := range events {
+				a, b := again[i], events[i]
+				a.ID, b.ID, a.Ref, b.Ref, a.Payload, b.Payload = "", "", "", "", nil, nil
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("DecisionEventsJSON event %d = %+v, DecisionEvents made %+v", i, a, b)
+				}
+			}
+			for _, e := range events[1:] {
+				var r termination.Reason
+				if err := json.Unmarshal(e.Payload, &r); err != nil {
+					t.Fatal(err)
+				}
+				if want, _ := json.Marshal(r); string(e.Payload) != string(want) {
+					t.Errorf("termination payload %s, want json.Marshal's %s", e.Payload, want)
+				}
 			}
 			for i, w := range c.terms {
 				e := events[1+i]
