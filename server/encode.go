@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/gate"
 )
 
 // appendDecision appends d as one line of JSON, byte for byte what encodeLine writes (a
@@ -110,7 +109,7 @@ var decisionShapeOK = func() bool {
 			return false
 		}
 	}
-	budget := reflect.TypeFor[gate.Budget]()
+	budget := reflect.TypeFor[stopgate.Budget]()
 	if _, ok := reflect.PointerTo(budget).MethodByName("IsZero"); ok {
 		return false
 	}

@@ -26,6 +26,7 @@ type wantTermination struct {
 func TestDecisionEvents(t *testing.T) {
 	no := false
 	at := time.Date(2026, 5, 1, 12, 0, 0, 7, time.FixedZone("CEST", 2*3600))
+	wakes := true
 	for _, c := range []struct {
 		name     string
 		turn     stopgate.Turn
@@ -68,7 +69,8 @@ func TestDecisionEvents(t *testing.T) {
 		},
 		{
 			name:  "a parked run: pending, and the suspension recorded",
-			turn:  stopgate.Turn{Jobs: []stopgate.Job{{ID: "j", Status: "running"}}, Message: &stopgate.Message{Text: "Waiting for the tests."}},
+			// A sub-agent's host does not wake it unless it says so (absent means false).
+			turn:  stopgate.Turn{Jobs: []stopgate.Job{{ID: "j", Status: "running"}}, Message: &stopgate.Message{Text: "Waiting for the tests."}, HostWakes: &wakes},
 			check: stopgate.CheckPendingWake, verdict: stopgate.Stop, category: termination.Suspended, pending: true,
 			terms: []wantTermination{{stopgate.CheckPendingWake, termination.Suspended, ""}},
 		},
