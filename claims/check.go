@@ -110,27 +110,27 @@ func Check(text string, steps []loopguard.Step, cfg Config) Verdict {
 // compatible says whether a run of kind r is evidence for a claim of kind c.
 func compatible(c, r Kind) bool { return c == r }
 
-// countsDisagree reports a claim whose numbers match no run after the last edit, returning the
-// last run that has numbers. When no run printed numbers, nothing disagrees.
+// countsDisagree reports a claim that states more passing tests than any run after the last
+// edit printed ("86/86 pass" when the runner printed 80 passed), returning the last run that
+// printed counts. A claim of fewer (a subset: "the 31 session tests pass" of a 373-test suite)
+// is not contradicted, nor is anything when no run printed counts.
 func countsDisagree(c Claim, runs []Run) (Run, bool) {
-	if c.Passed == 0 && c.Total == 0 {
+	claimed := max(c.Passed, c.Total)
+	if claimed == 0 {
 		return Run{}, false
 	}
-	var withCounts []Run
+	var last Run
+	seen := false
 	for _, r := range runs {
-		if r.Passed >= 0 {
-			withCounts = append(withCounts, r)
+		if r.Passed < 0 {
+			continue
 		}
-	}
-	if len(withCounts) == 0 {
-		return Run{}, false
-	}
-	for _, r := range withCounts {
-		if (c.Passed == 0 || c.Passed == r.Passed) && (c.Total == 0 || c.Total == r.Total) {
+		if r.Passed >= claimed {
 			return Run{}, false
 		}
+		last, seen = r, true
 	}
-	return withCounts[len(withCounts)-1], true
+	return last, seen
 }
 
 func contradictionMessage(c Claim, r Run, what string) string {

@@ -187,3 +187,16 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckCountsSubset(t *testing.T) {
+	steps := []loopguard.Step{bash("mix test", "14 doctests, 373 tests, 0 failures", false)}
+	if v := Check("That was the earlier run — all 31 tests passed.", steps, Config{}); v.Block {
+		t.Errorf("a claim about fewer tests than the suite ran is blocked: %+v", v)
+	}
+	if v := Check("84/86 pass.", steps, Config{}); v.Outcome != Hedged {
+		t.Errorf("84/86 = %s, want hedged", v.Outcome)
+	}
+	if v := Check("All 400 tests pass.", steps, Config{}); v.Outcome != Contradicted {
+		t.Errorf("400 claimed, 373 run: %s, want contradicted", v.Outcome)
+	}
+}
