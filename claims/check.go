@@ -78,13 +78,13 @@ func Check(text string, steps []loopguard.Step, cfg Config) Verdict {
 			continue
 		}
 		lastRun := after[len(after)-1]
-		if lastRun.Failed {
+		if lastRun.Failed && !c.Subset {
 			v := Verdict{Outcome: Contradicted, Block: true, Claim: c, Run: &lastRun,
 				Why: fmt.Sprintf("%s claim contradicted: the last %s run after the last edit failed", c.Kind, lastRun.Kind)}
 			v.Message = contradictionMessage(*c, lastRun, "")
 			return v
 		}
-		if r, ok := countsDisagree(*c, after); ok {
+		if r, ok := countsDisagree(*c, after); ok && !c.Subset {
 			v := Verdict{Outcome: Contradicted, Block: true, Claim: c, Run: &r,
 				Why: "the claimed numbers match no run's summary after the last edit"}
 			v.Message = contradictionMessage(*c, r, "the numbers do not match")
@@ -108,7 +108,10 @@ func Check(text string, steps []loopguard.Step, cfg Config) Verdict {
 }
 
 // compatible says whether a run of kind r is evidence for a claim of kind c.
-func compatible(c, r Kind) bool { return c == r }
+func compatible(c, r Kind) bool {
+	// A type-checker compiles: a build claim reads its runs too.
+	return c == r || c == Build && r == TypeCheck
+}
 
 // countsDisagree reports a claim that states more passing tests than any run after the last
 // edit printed ("86/86 pass" when the runner printed 80 passed), returning the last run that
@@ -171,8 +174,11 @@ var editTools = map[string]bool{
 	"insert": true, "str_replace": true, "create": true, "delete_file": true,
 }
 
-// shellEdit recognises shell commands that change files.
-var shellEdit = regexp.MustCompile(`\bsed -i|\bperl -[a-z]*i|\btee\b|(^|[^2&])>\s*[^&/\s]|<<\s*'?EOF|\bgit (apply|am|checkout|restore|stash|reset|revert|cherry-pick|merge|rebase|pull)\b|\bpatch\b|\bmv\b|\bcp\b|\brm\b|\btouch\b|go generate|gofmt -w|prettier --write|black\b|ruff format|cargo fmt|mix format|--fix\b`)
+// shellEdit recognises shell commands that change files: in-place edits, writes through a
+// redirect or tee from cat/echo/printf, patches, and git commands that rewrite the work tree.
+// It is deliberately narrow: a commit message in a heredoc or an arrow in a string is not an
+// edit.
+var shellEdit = regexp.MustCompile(`\bsed\s+(-[a-zA-Z]*\s+)*-i|\bperl\s+-[a-zA-Z]*i|\b(cat|echo|printf)\b[^|;&]*[^2&\-=]>>?\s*[^&\s]|\|\s*tee\b|\bgit\s+(apply|am|checkout|restore|reset|revert|cherry-pick|merge|rebase|pull|stash\s+(pop|apply))\b|(^|[;&|]\s*)patch\b|\bgofmt\s+-w|\bprettier\b.*--write|\b(black|isort)\s|\bruff\s+format|\bcargo\s+fmt|\bmix\s+format\s*$|--fix\b`)
 
 // lastEdit returns the index of the last step that changed a file, or -1.
 func lastEdit(steps []loopguard.Step) int {

@@ -30,6 +30,9 @@ type Claim struct {
 	// Hedged marks a claim qualified by the writer ("except the flaky X", "the failures are
 	// pre-existing", "I could not run them"); a hedged claim is never contradicted.
 	Hedged bool `json:"hedged,omitempty"`
+	// Subset marks a claim about some of the tests ("the new parser tests pass", "core
+	// property tests pass"): a failing run of a wider set does not contradict it.
+	Subset bool `json:"subset,omitempty"`
 }
 
 // claimPatterns recognise a sentence that asserts a kind of verification passed. They are
@@ -43,7 +46,7 @@ var claimPatterns = []struct {
 	{Tests, regexp.MustCompile(`\b\d+\s*/\s*\d+\s+(tests?|specs?|cases?)?\s*(pass|passes|passed|passing|green|ok)\b`)},
 	{Tests, regexp.MustCompile(`\b\d+\s+(tests?|specs?|examples?|cases?)\s*,?\s*(pass|passes|passed|passing|0 failures|zero failures)\b`)},
 	{Tests, regexp.MustCompile(`\b(no|zero|0)\s+(test\s+)?(failures|failing tests|failed tests)\b`)},
-	{Build, regexp.MustCompile(`\b(build|builds|compiles|compilation|compiled)\b[^.;:]{0,30}?\b(succeeds|succeeded|successful|successfully|passes|passed|cleanly|clean|without (any )?(errors|warnings))\b`)},
+	{Build, regexp.MustCompile(`\b(build|builds|compile|compiles|compilation|compiled)\b[^.;:]{0,30}?\b(succeeds|succeeded|successful|successfully|passes|passed|cleanly|clean|verified|without (any )?(errors|warnings))\b`)},
 	{Lint, regexp.MustCompile(`\b(lint|linter|linting|lints|eslint|clippy|rubocop|ruff|golangci-lint|go vet|staticcheck|flake8|pylint|credo)\b[^.;:]{0,30}?\b(clean|passes|passed|no (errors|warnings|issues|problems|findings))\b`)},
 	{TypeCheck, regexp.MustCompile(`\b(type-?checks?|type-?checking|typecheck|tsc|mypy|pyright|types)\b[^.;:]{0,30}?\b(clean|passes|passed|succeeds|no errors)\b`)},
 	{TypeCheck, regexp.MustCompile(`\bno (type|typescript|tsc|mypy) errors\b`)},
@@ -52,6 +55,9 @@ var claimPatterns = []struct {
 // notAssertion marks a sentence that mentions verification without asserting it happened: a
 // plan, a condition, an instruction, a question or a negation.
 var notAssertion = regexp.MustCompile(`\?|\b(if|once|when|whether|unless|until|should|would|will|could|might|may|can|must|need|needs|ensure|ensures|make sure|to verify|verify|let me|let's|i'll|we'll|going to|try|trying|want|expect|expected|hopefully|please|not|never|cannot|can't|couldn't|didn't|don't|doesn't|isn't|aren't|wasn't|weren't|won't|wouldn't|shouldn't|haven't|hasn't|without running|to pass|to be passing|run the|rerun|re-run)\b`)
+
+// subset marks a test claim about some of the tests, not the suite.
+var subset = regexp.MustCompile(`\b(core|new|newly added|added|relevant|affected|targeted|specific|individual|related|modified|updated|changed|my|these|those|this|that|selected|focused|key|critical|basic|single|one)\b(\s+[\w-]+){0,3}\s+(tests?|specs?|test cases?)\b`)
 
 // hedge marks a claim the writer qualified: failures acknowledged, excused, or not run.
 var hedge = regexp.MustCompile(`\b(except|apart from|other than|besides|aside from|excluding|pre-?existing|unrelated|flaky|flakey|known (failures?|issues?)|skipped|xfail|partially|most|mostly|majority|remaining|still (fail|fails|failing|broken)|(\d+|one|two|three|four|five|a few|several|some) (of the )?(tests? |specs? )?(fail|fails|failed|failing|failures?|errors?)|fail(s|ed|ing)? (due to|because)|failures? (are|is|were|was) (pre-?existing|unrelated|expected|known|flaky))\b`)
@@ -87,6 +93,7 @@ func Find(text string) []Claim {
 				c.Passed, c.Total = claimedCounts(low)
 				// "84/86 pass" acknowledges two failures.
 				c.Hedged = c.Hedged || c.Passed < c.Total
+				c.Subset = subset.MatchString(low)
 			}
 			out = append(out, c)
 			break
