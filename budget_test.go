@@ -1,4 +1,4 @@
-package gate
+package stopgate
 
 import (
 	"encoding/json"
@@ -9,12 +9,12 @@ import (
 func TestBudgetZeroValue(t *testing.T) {
 	var b Budget
 	tests := []struct {
-		g   Name
+		g   Check
 		cap int
 	}{
-		{ProcessGate, MaxProcessGateInjections},
-		{SubagentGate, MaxSubagentGateInjections},
-		{"stall", 1},
+		{CheckProcesses, 2},
+		{CheckSubagents, 3},
+		{CheckStall, 2}, {CheckLivelock, 1}, {BudgetPauseTurn, 5},
 	}
 	for _, tt := range tests {
 		if b.Count(tt.g) != 0 || b.Cap(tt.g) != tt.cap || !b.Allow(tt.g) {
@@ -25,46 +25,46 @@ func TestBudgetZeroValue(t *testing.T) {
 
 func TestBudgetSpend(t *testing.T) {
 	var b Budget
-	for i := range MaxProcessGateInjections {
-		if !b.Allow(ProcessGate) {
+	for i := range DefaultCap(CheckProcesses) {
+		if !b.Allow(CheckProcesses) {
 			t.Fatalf("denied after %d injections", i)
 		}
-		b.Spend(ProcessGate)
+		b.Spend(CheckProcesses)
 	}
-	if b.Allow(ProcessGate) {
+	if b.Allow(CheckProcesses) {
 		t.Error("allowed past the cap")
 	}
-	if b.Count(ProcessGate) != MaxProcessGateInjections || b.Count(SubagentGate) != 0 {
-		t.Errorf("counts: %d processes, %d subagents", b.Count(ProcessGate), b.Count(SubagentGate))
+	if b.Count(CheckProcesses) != DefaultCap(CheckProcesses) || b.Count(CheckSubagents) != 0 {
+		t.Errorf("counts: %d processes, %d subagents", b.Count(CheckProcesses), b.Count(CheckSubagents))
 	}
 	// Spending past the cap is still recorded.
-	b.Spend(ProcessGate)
-	if b.Count(ProcessGate) != MaxProcessGateInjections+1 {
-		t.Errorf("count %d after an over-cap spend", b.Count(ProcessGate))
+	b.Spend(CheckProcesses)
+	if b.Count(CheckProcesses) != DefaultCap(CheckProcesses)+1 {
+		t.Errorf("count %d after an over-cap spend", b.Count(CheckProcesses))
 	}
 }
 
 func TestBudgetCopiesAreIndependent(t *testing.T) {
 	var a Budget
-	a.Spend(SubagentGate)
+	a.Spend(CheckSubagents)
 	b := a
-	b.Spend(SubagentGate)
-	if a.Count(SubagentGate) != 1 || b.Count(SubagentGate) != 2 {
-		t.Errorf("a copy's spend leaked: a=%d b=%d", a.Count(SubagentGate), b.Count(SubagentGate))
+	b.Spend(CheckSubagents)
+	if a.Count(CheckSubagents) != 1 || b.Count(CheckSubagents) != 2 {
+		t.Errorf("a copy's spend leaked: a=%d b=%d", a.Count(CheckSubagents), b.Count(CheckSubagents))
 	}
 }
 
 func TestBudgetCaps(t *testing.T) {
-	caps := map[Name]int{ProcessGate: 5, SubagentGate: 0, "todos": -3}
+	caps := map[Check]int{CheckProcesses: 5, CheckSubagents: 0, "todos": -3}
 	b := Budget{Caps: caps}
-	if b.Cap(ProcessGate) != 5 || b.Cap(SubagentGate) != 0 || b.Cap("todos") != 0 || b.Cap("stall") != 1 {
-		t.Errorf("caps: %d %d %d %d", b.Cap(ProcessGate), b.Cap(SubagentGate), b.Cap("todos"), b.Cap("stall"))
+	if b.Cap(CheckProcesses) != 5 || b.Cap(CheckSubagents) != 0 || b.Cap("todos") != 0 || b.Cap(CheckStall) != 2 {
+		t.Errorf("caps: %d %d %d %d", b.Cap(CheckProcesses), b.Cap(CheckSubagents), b.Cap("todos"), b.Cap("stall"))
 	}
-	if b.Allow(SubagentGate) || b.Allow("todos") {
+	if b.Allow(CheckSubagents) || b.Allow("todos") {
 		t.Error("a zero (or negative) cap must silence the gate")
 	}
-	b.Spend(ProcessGate)
-	if len(caps) != 3 || caps[ProcessGate] != 5 {
+	b.Spend(CheckProcesses)
+	if len(caps) != 3 || caps[CheckProcesses] != 5 {
 		t.Error("Spend wrote to Caps")
 	}
 }
@@ -75,7 +75,7 @@ func TestBudgetJSON(t *testing.T) {
 		t.Errorf("zero budget encodes as %s", b)
 	}
 	var b Budget
-	b.Spend(ProcessGate)
+	b.Spend(CheckProcesses)
 	b.Spend("stall")
 	b.Spend("stall")
 	enc, _ := json.Marshal(b)
@@ -83,16 +83,16 @@ func TestBudgetJSON(t *testing.T) {
 		t.Errorf("encodes as %s", enc)
 	}
 
-	back := Budget{Caps: map[Name]int{ProcessGate: 9}}
+	back := Budget{Caps: map[Check]int{CheckProcesses: 9}}
 	if err := json.Unmarshal(enc, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Count(ProcessGate) != 1 || back.Count("stall") != 2 || back.Cap(ProcessGate) != 9 {
-		t.Errorf("decoded counts %d/%d, cap %d: caps must survive decoding", back.Count(ProcessGate), back.Count("stall"), back.Cap(ProcessGate))
+	if back.Count(CheckProcesses) != 1 || back.Count("stall") != 2 || back.Cap(CheckProcesses) != 9 {
+		t.Errorf("decoded counts %d/%d, cap %d: caps must survive decoding", back.Count(CheckProcesses), back.Count("stall"), back.Cap(CheckProcesses))
 	}
 
-	if err := json.Unmarshal([]byte(`null`), &back); err != nil || back.Count(ProcessGate) != 0 {
-		t.Errorf("null: err %v, count %d", err, back.Count(ProcessGate))
+	if err := json.Unmarshal([]byte(`null`), &back); err != nil || back.Count(CheckProcesses) != 0 {
+		t.Errorf("null: err %v, count %d", err, back.Count(CheckProcesses))
 	}
 
 	for _, bad := range []string{`{"processes":-1}`, `{"processes":1.5}`, `{"processes":"1"}`, `[1]`, `"x"`, `{"processes":99999999999999999999}`} {
@@ -115,7 +115,7 @@ func FuzzBudgetJSON(f *testing.F) {
 		if err := json.Unmarshal([]byte(s), &b); err != nil {
 			return
 		}
-		for _, g := range []Name{ProcessGate, SubagentGate} {
+		for _, g := range []Check{CheckProcesses, CheckSubagents} {
 			if b.Count(g) < 0 {
 				t.Fatalf("negative count for %s from %q", g, s)
 			}
