@@ -84,7 +84,7 @@ func Check(text string, steps []loopguard.Step, cfg Config) Verdict {
 			v.Message = contradictionMessage(*c, lastRun, "")
 			return v
 		}
-		if r, ok := countsDisagree(*c, after); ok && !c.Subset {
+		if r, ok := countsDisagree(*c, after, runs); ok && !c.Subset {
 			v := Verdict{Outcome: Contradicted, Block: true, Claim: c, Run: &r,
 				Why: "the claimed numbers match no run's summary after the last edit"}
 			v.Message = contradictionMessage(*c, r, "the numbers do not match")
@@ -113,27 +113,42 @@ func compatible(c, r Kind) bool {
 	return c == r || c == Build && r == TypeCheck
 }
 
-// countsDisagree reports a claim that states more passing tests than any run after the last
-// edit printed ("86/86 pass" when the runner printed 80 passed), returning the last run that
-// printed counts. A claim of fewer (a subset: "the 31 session tests pass" of a 373-test suite)
-// is not contradicted, nor is anything when no run printed counts.
-func countsDisagree(c Claim, runs []Run) (Run, bool) {
+// countsDisagree reports a claim that states more passing tests than the runs printed
+// ("86/86 pass" when the runner printed 80 passed), returning the last run after the last edit
+// that printed counts. What the runs printed is the sum, over the distinct commands of the
+// claim's kind anywhere in the steps, of each command's latest count: a final message often
+// adds up suites ("141 Elixir + 16 Vitest = 157 tests"). A claim of fewer (a subset: "the 31
+// session tests pass" of a 373-test suite) is not contradicted, nor is anything when no run
+// after the last edit printed counts.
+func countsDisagree(c Claim, after, all []Run) (Run, bool) {
 	claimed := max(c.Passed, c.Total)
 	if claimed == 0 {
 		return Run{}, false
 	}
 	var last Run
 	seen := false
-	for _, r := range runs {
-		if r.Passed < 0 {
-			continue
+	for _, r := range after {
+		if r.Passed >= 0 {
+			last, seen = r, true
 		}
-		if r.Passed >= claimed {
-			return Run{}, false
-		}
-		last, seen = r, true
 	}
-	return last, seen
+	if !seen {
+		return Run{}, false
+	}
+	latest := map[string]int{}
+	for _, r := range all {
+		if r.Passed >= 0 && compatible(c.Kind, r.Kind) {
+			latest[strings.Join(strings.Fields(r.Command), " ")] = r.Passed
+		}
+	}
+	sum := 0
+	for _, n := range latest {
+		sum += n
+	}
+	if claimed <= sum {
+		return Run{}, false
+	}
+	return last, true
 }
 
 func contradictionMessage(c Claim, r Run, what string) string {

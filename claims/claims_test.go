@@ -130,7 +130,7 @@ func TestSummarise(t *testing.T) {
 		{"cargo ok", "test result: ok. 7 passed; 0 failed; 0 ignored\n", false, 7, 0, 7},
 		{"maven", "Tests run: 10, Failures: 1, Errors: 0, Skipped: 0\n[INFO] BUILD FAILURE", true, 9, 1, 10},
 		{"rspec", "Finished in 1.2 seconds\n20 examples, 2 failures", true, 18, 2, 20},
-		{"exunit", "Finished in 0.5 seconds\n1 doctest, 12 tests, 0 failures", false, 12, 0, 12},
+		{"exunit", "Finished in 0.5 seconds\n1 doctest, 12 tests, 0 failures", false, 13, 0, 13},
 		{"go fail", "--- FAIL: TestX (0.00s)\nFAIL\nFAIL\texample.com/x\t0.01s", true, -1, -1, -1},
 		{"go ok", "ok  \texample.com/x\t0.01s", false, -1, -1, -1},
 		{"mocha", "  14 passing (20ms)\n  1 failing\n", true, 14, 1, 15},

@@ -238,7 +238,8 @@ var (
 	cargoRe   = regexp.MustCompile(`(?m)^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed`)
 	mavenRe   = regexp.MustCompile(`(?m)Tests run: (\d+), Failures: (\d+), Errors: (\d+)`)
 	rspecRe   = regexp.MustCompile(`(?m)^(\d+) examples?, (\d+) failures?`)
-	exunitRe  = regexp.MustCompile(`(?m)^(?:\d+ (?:doctests?|propert(?:y|ies)), )*(\d+) tests?, (\d+) failures?`)
+	exunitRe  = regexp.MustCompile(`(?m)^((?:\d+ (?:doctests?|propert(?:y|ies)), )*)(\d+) tests?, (\d+) failures?`)
+	leadRe    = regexp.MustCompile(`(\d+) (?:doctests?|propert(?:y|ies))`)
 	miniRe    = regexp.MustCompile(`(?m)^(\d+) (?:runs|tests), \d+ assertions, (\d+) failures, (\d+) errors`)
 	mochaPass = regexp.MustCompile(`(?m)^\s*(\d+) passing\b`)
 	mochaFail = regexp.MustCompile(`(?m)^\s*(\d+) failing\s*$`)
@@ -318,9 +319,14 @@ func summarise(out string) summary {
 	case last(exunitRe, out) != nil:
 		// An umbrella project prints one line per app: sum them.
 		t, f := 0, 0
+		// Doctests and properties count as tests: "14 doctests, 127 tests" ran 141.
 		for _, m := range exunitRe.FindAllStringSubmatch(out, -1) {
-			a, _ := strconv.Atoi(m[1])
-			b, _ := strconv.Atoi(m[2])
+			a, _ := strconv.Atoi(m[2])
+			b, _ := strconv.Atoi(m[3])
+			for _, d := range leadRe.FindAllStringSubmatch(m[1], -1) {
+				n, _ := strconv.Atoi(d[1])
+				a += n
+			}
 			t, f = t+a, f+b
 			s.line = m[0]
 		}
