@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
+	"github.com/stopgate/stopgate"
 	"io"
 	"log/slog"
 	"maps"
@@ -391,8 +392,8 @@ func TestSessionView(t *testing.T) {
 			for _, li := range items {
 				got = append(got, dec{li.Attr["data-check"], li.Attr["data-verdict"]})
 				rows := li.find("tr", "data-outcome", "")
-				if len(rows) != 8 {
-					t.Errorf("decision %s: %d trail rows, want all 8 checks", li.Attr["id"], len(rows))
+				if len(rows) != len(stopgate.Checks()) {
+					t.Errorf("decision %s: %d trail rows, want all %d checks", li.Attr["id"], len(rows), len(stopgate.Checks()))
 				}
 				d := ""
 				for _, tr := range li.find("tr", "class", "decided") {
