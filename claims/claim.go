@@ -46,7 +46,7 @@ var claimPatterns = []struct {
 	{Tests, regexp.MustCompile(`\b\d+\s*/\s*\d+\s+(tests?|specs?|cases?)?\s*(pass|passes|passed|passing|green|ok)\b`)},
 	{Tests, regexp.MustCompile(`\b\d+\s+(tests?|specs?|examples?|cases?)\s*,?\s*(pass|passes|passed|passing|0 failures|zero failures)\b`)},
 	{Tests, regexp.MustCompile(`\b(no|zero|0)\s+(test\s+)?(failures|failing tests|failed tests)\b`)},
-	{Build, regexp.MustCompile(`\b(build|builds|compile|compiles|compilation|compiled)\b[^.;:]{0,30}?\b(succeeds|succeeded|successful|successfully|passes|passed|cleanly|clean|verified|without (any )?(errors|warnings))\b`)},
+	{Build, regexp.MustCompile(`\b(build|builds|built|compile|compiles|compilation|compiled)\b[^.;:]{0,30}?\b(succeeds|succeeded|successful|successfully|passes|passed|cleanly|clean|verified|without (any )?(errors|warnings))\b`)},
 	{Lint, regexp.MustCompile(`\b(lint|linter|linting|lints|eslint|clippy|rubocop|ruff|golangci-lint|go vet|staticcheck|flake8|pylint|credo)\b[^.;:]{0,30}?\b(clean|passes|passed|no (errors|warnings|issues|problems|findings))\b`)},
 	{TypeCheck, regexp.MustCompile(`\b(type-?checks?|type-?checking|typecheck|tsc|mypy|pyright|types)\b[^.;:]{0,30}?\b(clean|passes|passed|succeeds|no errors)\b`)},
 	{TypeCheck, regexp.MustCompile(`\bno (type|typescript|tsc|mypy) errors\b`)},
@@ -54,7 +54,7 @@ var claimPatterns = []struct {
 
 // notAssertion marks a sentence that mentions verification without asserting it happened: a
 // plan, a condition, an instruction, a question or a negation.
-var notAssertion = regexp.MustCompile(`\?|\b(if|once|when|whether|unless|until|should|would|will|could|might|may|can|must|need|needs|ensure|ensures|make sure|to verify|verify|let me|let's|i'll|we'll|going to|try|trying|want|expect|expected|hopefully|please|not|never|cannot|can't|couldn't|didn't|don't|doesn't|isn't|aren't|wasn't|weren't|won't|wouldn't|shouldn't|haven't|hasn't|without running|to pass|to be passing|run the|rerun|re-run)\b`)
+var notAssertion = regexp.MustCompile(`\?|\b(if|once|when|whether|unless|until|should|would|will|could|might|may|can|must|need|needs|ensure|ensures|make sure|to verify|verify|let me|let's|i'll|we'll|going to|try|trying|want|expect|hopefully|please|not|never|cannot|can't|couldn't|didn't|don't|doesn't|isn't|aren't|wasn't|weren't|won't|wouldn't|shouldn't|haven't|hasn't|without running|to pass|to be passing|run the|rerun|re-run)\b`)
 
 // subset marks a test claim about some of the tests, not the suite.
 var subset = regexp.MustCompile(`\b(core|new|newly added|added|relevant|affected|targeted|specific|individual|related|modified|updated|changed|my|these|those|this|that|selected|focused|key|critical|basic|single|one)\b(\s+[\w-]+){0,3}\s+(tests?|specs?|test cases?)\b`)

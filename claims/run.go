@@ -200,7 +200,7 @@ var runnerRules = []struct {
 	{Lint, regexp.MustCompile(`\b(golangci-lint|go vet|staticcheck|eslint|ruff( check)?|flake8|pylint|cargo clippy|rubocop|mix credo|ktlint|detekt|npm run lint|yarn lint|pnpm (run )?lint|bun run lint|make lint|biome (check|lint))\b`)},
 	{Tests, regexp.MustCompile(`\b(go test|gotestsum|pytest|py\.test|python3? -m (pytest|unittest)|tox|nox|npm (run )?test|npm t\b|yarn (run )?test|pnpm (run )?test|bun (run )?test|npx (jest|vitest|mocha)|jest|vitest|mocha|cargo (test|nextest)|mvn\b.*\b(test|verify|install)\b|gradlew?\b.*\b(test|check)\b|rspec|rake (test|spec)|rails test|bin/rails test|make (test|check)|mix test|dotnet test|ctest|phpunit|deno test|swift test|zig build test|bundle exec (rspec|rake))\b`)},
 	{TypeCheck, regexp.MustCompile(`\btsc\b`)},
-	{Build, regexp.MustCompile(`\b(go build|cargo (build|check)|npm run build|yarn build|pnpm (run )?build|bun run build|mvnw?\b.*\b(compile|package|spring-boot:run)\b|gradlew?\b.*\b(build|assemble)\b|dotnet build|mix compile|swift build|zig build|cmake --build|next build|vite build|py_compile|compileall)\b`)},
+	{Build, regexp.MustCompile(`\b(go build|cargo (build|check)|npm run build|yarn build|pnpm (run )?build|bun run build|mvnw?\b.*\b(compile|package|spring-boot:run)\b|gradlew?\b.*\b(build|assemble)\b|dotnet build|mix compile|swift build|zig build|cmake --build|next build|vite build|nix build|py_compile|compileall)\b`)},
 	// make with any target but the non-building ones (make test and make lint are read above).
 	{Build, regexp.MustCompile(`^make\b(\s+(-\S+|\w+=\S+))*(\s+(all|build|install|[\w./-]*\.(o|a|so|bin|elf|exe)))?\s*(\d?>.*)?$|^make\b(\s+(-\S+|\w+=\S+))+\s*$`)},
 }
