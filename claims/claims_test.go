@@ -116,6 +116,22 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestSummaryLine: the summary quoted to the agent is the runner's one last summary line, never
+// two lines run together ("FAIL" then "FAIL\tpkg").
+func TestSummaryLine(t *testing.T) {
+	tests := []struct{ name, out, line string }{
+		{"go fail", "--- FAIL: TestX (0.00s)\nFAIL\nFAIL\texample.com/x\t0.01s\n", "FAIL\texample.com/x\t0.01s"},
+		{"go fail, bare FAIL last", "--- FAIL: TestX (0.00s)\nFAIL\n", "FAIL"},
+		{"go build failed", "FAIL\texample.com/x [build failed]\nFAIL\n", "FAIL"},
+		{"pytest", "....F\n=== 1 failed, 4 passed in 0.12s ===\n", "1 failed, 4 passed"},
+	}
+	for _, tt := range tests {
+		if got := summarise(tt.out).line; got != tt.line {
+			t.Errorf("%s: summary line %q, want %q", tt.name, got, tt.line)
+		}
+	}
+}
+
 func TestSummarise(t *testing.T) {
 	tests := []struct {
 		name                  string

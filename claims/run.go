@@ -245,7 +245,7 @@ var (
 	mochaFail = regexp.MustCompile(`(?m)^\s*(\d+) failing\s*$`)
 	nodePass  = regexp.MustCompile(`(?m)^# pass (\d+)\s*$`)
 	nodeFail  = regexp.MustCompile(`(?m)^# fail (\d+)\s*$`)
-	goFail    = regexp.MustCompile(`(?m)^(FAIL\s.*|FAIL$|--- FAIL: .*|.*\[build failed\]|.*\[setup failed\])$`)
+	goFail    = regexp.MustCompile(`(?m)^(FAIL[ \t].*|FAIL$|--- FAIL: .*|.*\[build failed\]|.*\[setup failed\])$`)
 	buildFail = regexp.MustCompile(`(?m)^(BUILD FAILURE|BUILD FAILED|FAILURE: Build failed.*|error: could not compile .*|make: \*\*\* .*Error \d+|npm ERR! .*|Found [1-9]\d* errors?.*|✖ [1-9]\d* problems?.*|Error: Process completed with exit code [1-9].*)$`)
 	countRe   = regexp.MustCompile(`(\d+) (passed|failed|errors?|skipped|deselected|xfailed|xpassed|total|pending|todo)`)
 )
