@@ -189,6 +189,21 @@ func TestCheck(t *testing.T) {
 			{Tool: "Bash", Args: `{"command":"go test ./...","run_in_background":true}`, Result: "Command running in background with ID: bash_1"},
 			{Tool: "BashOutput", Args: `{"bash_id":"bash_1"}`, Result: "<status>completed</status>\n<exit_code>1</exit_code>\n<stdout>FAIL\texample.com/p</stdout>"},
 		}, Config{}, Contradicted, true},
+		{"background run read through its output file", "All tests pass.", []loopguard.Step{
+			{Tool: "Bash", Args: `{"command":"go test ./...","run_in_background":true}`, Result: "Command running in background with ID: b7x. Output is being written to: /tmp/claude/tasks/b7x.output"},
+			{Tool: "Read", Args: `{"file_path":"/tmp/claude/tasks/b7x.output"}`, Result: "     1→--- FAIL: TestParse (0.00s)\n     2→FAIL\n     3→FAIL\texample.com/p\t0.01s\n"},
+		}, Config{}, Contradicted, true},
+		{"background run whose output file was read while it ran", "All tests pass.", []loopguard.Step{
+			{Tool: "Bash", Args: `{"command":"go test ./...","run_in_background":true}`, Result: "Command running in background with ID: b7x. Output is being written to: /tmp/claude/tasks/b7x.output"},
+			{Tool: "Read", Args: `{"file_path":"/tmp/claude/tasks/b7x.output"}`, Result: "     1→=== RUN   TestParse\n"},
+		}, Config{}, Unverified, false},
+		{"codex exec session polled to its exit", "All tests pass.", []loopguard.Step{
+			{Tool: "exec_command", Args: `{"cmd":"make test","yield_time_ms":250}`, Result: "Chunk ID: b3504d\nWall time: 0.2508 seconds\nProcess running with session ID 15232\nOriginal token count: 0\nOutput:\n"},
+			{Tool: "write_stdin", Args: `{"session_id":15232,"chars":"","yield_time_ms":10000}`, Result: "Chunk ID: eb3d6f\nWall time: 0.0000 seconds\nProcess exited with code 2\nOriginal token count: 3\nOutput:\nFAIL\n"},
+		}, Config{}, Contradicted, true},
+		{"codex exec session still running is no evidence", "All tests pass.", []loopguard.Step{
+			{Tool: "exec_command", Args: `{"cmd":"make test","yield_time_ms":250}`, Result: "Chunk ID: b3504d\nWall time: 0.2508 seconds\nProcess running with session ID 15232\nOriginal token count: 0\nOutput:\n"},
+		}, Config{}, Unverified, false},
 		{"codex exec", "All tests pass.", []loopguard.Step{
 			{Tool: "shell", Args: `{"command":["bash","-lc","cargo test"]}`, Result: "Exit code: 101\ntest result: FAILED. 3 passed; 1 failed;"},
 		}, Config{}, Contradicted, true},

@@ -32,11 +32,12 @@ type Run struct {
 }
 
 // Runs returns the verification runs in steps, in order. A shell step whose command is a test,
-// build, lint or type-check runner is a run; so is a later read of a background shell's output
-// (Claude Code's BashOutput and TaskOutput) that carries its exit status.
+// build, lint or type-check runner is a run; so is a later read of a background run's output
+// that carries its outcome: Claude Code's BashOutput and TaskOutput of the shell's id, or a
+// Read of the file its output is written to; Codex's write_stdin poll of the exec session.
 func Runs(steps []loopguard.Step) []Run {
 	var out []Run
-	background := map[string]string{} // shell id -> command
+	background := map[string]string{} // shell id or output file -> command
 	for i, st := range steps {
 		cmd := command(st)
 		if cmd != "" {
@@ -47,6 +48,9 @@ func Runs(steps []loopguard.Step) []Run {
 			text := st.Result + "\n" + st.Error
 			if id := backgroundID(text); id != "" {
 				background[id] = cmd
+				if m := outputFileRe.FindStringSubmatch(text); m != nil {
+					background[m[1]] = cmd
+				}
 				continue // started in the background: its evidence is read later
 			}
 			out = append(out, evidence(kind, cmd, i, st))
@@ -54,9 +58,12 @@ func Runs(steps []loopguard.Step) []Run {
 		}
 		if id := readsShell(st); id != "" {
 			if cmd, ok := background[id]; ok {
+				if st.Tool == "Read" {
+					st.Result = lineNumbers.ReplaceAllString(st.Result, "")
+				}
 				r := evidence(mustKind(cmd), cmd, i, st)
 				if r.Exit == nil && !r.Failed && r.Summary == "" {
-					continue // still running: nothing to judge yet
+					continue // still running, or nothing to judge yet
 				}
 				out = append(out, r)
 			}
@@ -119,10 +126,16 @@ func command(st loopguard.Step) string {
 	return ""
 }
 
-// readsShell returns the id of the background shell whose output st reads, or "".
+// readsShell returns the id of the background shell whose output st reads (or the path of
+// the output file a Read reads), or "".
 func readsShell(st loopguard.Step) string {
+	keys := []string{"bash_id", "shell_id", "task_id", "id"}
 	switch st.Tool {
 	case "BashOutput", "TaskOutput", "bash_output", "read_output":
+	case "write_stdin": // Codex polls an exec session by writing to it, often nothing
+		keys = []string{"session_id"}
+	case "Read":
+		keys = []string{"file_path"}
 	default:
 		return ""
 	}
@@ -130,19 +143,33 @@ func readsShell(st loopguard.Step) string {
 	if json.Unmarshal([]byte(st.Args), &args) != nil {
 		return ""
 	}
-	for _, key := range []string{"bash_id", "shell_id", "task_id", "id"} {
-		if s, ok := args[key].(string); ok && s != "" {
-			return s
+	for _, key := range keys {
+		switch v := args[key].(type) {
+		case string:
+			if v != "" {
+				return v
+			}
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64)
 		}
 	}
 	return ""
 }
 
-var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)`)
+// backgroundRe finds the id of a run started in the background: Claude Code's "Command
+// running in background with ID: b1x2", Codex's "Process running with session ID 15232".
+var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)|process running with session id\s*(\d+)`)
+
+// outputFileRe finds the file a Claude Code background run writes its output to.
+var outputFileRe = regexp.MustCompile(`Output is being written to:\s*(\S+\.output)`)
+
+// lineNumbers are the line numbers Claude Code's Read puts before each line of a file
+// ("     1→text", or a tab in older builds): a runner's summary line starts after them.
+var lineNumbers = regexp.MustCompile(`(?m)^ *\d+(?:→|\t)`)
 
 func backgroundID(text string) string {
 	if m := backgroundRe.FindStringSubmatch(text); m != nil {
-		return m[1]
+		return m[1] + m[2]
 	}
 	return ""
 }
