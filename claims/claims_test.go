@@ -204,6 +204,18 @@ func TestCheck(t *testing.T) {
 		{"codex exec session still running is no evidence", "All tests pass.", []loopguard.Step{
 			{Tool: "exec_command", Args: `{"cmd":"make test","yield_time_ms":250}`, Result: "Chunk ID: b3504d\nWall time: 0.2508 seconds\nProcess running with session ID 15232\nOriginal token count: 0\nOutput:\n"},
 		}, Config{}, Unverified, false},
+		{"gemini background process listed with its exit code", "All tests pass.", []loopguard.Step{
+			{Tool: "run_shell_command", Args: `{"command":"npm test","is_background":true}`, Result: "Command moved to background (PID: 4242). Output hidden."},
+			{Tool: "list_background_processes", Args: `{}`, Result: "- [PID 4242] EXITED: `npm test` (Exit Code: 1)\n- [PID 7] RUNNING: `npm run dev`"},
+		}, Config{}, Contradicted, true},
+		{"gemini background process read", "All tests pass.", []loopguard.Step{
+			{Tool: "run_shell_command", Args: `{"command":"npm test","is_background":true}`, Result: "Command moved to background (PID: 4242). Output hidden."},
+			{Tool: "read_background_output", Args: `{"pid":4242}`, Result: "Full Log Output:\nTests:       2 failed, 30 passed, 32 total"},
+		}, Config{}, Contradicted, true},
+		{"gemini background process listed clean", "All tests pass.", []loopguard.Step{
+			{Tool: "run_shell_command", Args: `{"command":"npm test","is_background":true}`, Result: "Command moved to background (PID: 4242). Output hidden."},
+			{Tool: "list_background_processes", Args: `{}`, Result: "- [PID 4242] EXITED: `npm test` (Exit Code: 0)"},
+		}, Config{}, Supported, false},
 		{"codex exec", "All tests pass.", []loopguard.Step{
 			{Tool: "shell", Args: `{"command":["bash","-lc","cargo test"]}`, Result: "Exit code: 101\ntest result: FAILED. 3 passed; 1 failed;"},
 		}, Config{}, Contradicted, true},

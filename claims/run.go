@@ -34,7 +34,9 @@ type Run struct {
 // Runs returns the verification runs in steps, in order. A shell step whose command is a test,
 // build, lint or type-check runner is a run; so is a later read of a background run's output
 // that carries its outcome: Claude Code's BashOutput and TaskOutput of the shell's id, or a
-// Read of the file its output is written to; Codex's write_stdin poll of the exec session.
+// Read of the file its output is written to; Codex's write_stdin poll of the exec session;
+// Gemini CLI's read_background_output of the process, and its list_background_processes line
+// giving the process's exit code.
 func Runs(steps []loopguard.Step) []Run {
 	var out []Run
 	background := map[string]string{} // shell id or output file -> command
@@ -54,6 +56,15 @@ func Runs(steps []loopguard.Step) []Run {
 				continue // started in the background: its evidence is read later
 			}
 			out = append(out, evidence(kind, cmd, i, st))
+			continue
+		}
+		if st.Tool == "list_background_processes" {
+			for _, m := range listedExitRe.FindAllStringSubmatch(st.Result, -1) {
+				if cmd, ok := background[m[1]]; ok {
+					r := evidence(mustKind(cmd), cmd, i, loopguard.Step{Result: "Exit Code: " + m[2]})
+					out = append(out, r)
+				}
+			}
 			continue
 		}
 		if id := readsShell(st); id != "" {
@@ -134,6 +145,8 @@ func readsShell(st loopguard.Step) string {
 	case "BashOutput", "TaskOutput", "bash_output", "read_output":
 	case "write_stdin": // Codex polls an exec session by writing to it, often nothing
 		keys = []string{"session_id"}
+	case "read_background_output": // Gemini CLI
+		keys = []string{"pid"}
 	case "Read":
 		keys = []string{"file_path"}
 	default:
@@ -157,8 +170,13 @@ func readsShell(st loopguard.Step) string {
 }
 
 // backgroundRe finds the id of a run started in the background: Claude Code's "Command
-// running in background with ID: b1x2", Codex's "Process running with session ID 15232".
-var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)|process running with session id\s*(\d+)`)
+// running in background with ID: b1x2", Codex's "Process running with session ID 15232",
+// Gemini CLI's "Command moved to background (PID: 4242)".
+var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)|process running with session id\s*(\d+)|command moved to background \(pid:\s*(\d+)\)`)
+
+// listedExitRe reads a Gemini CLI list_background_processes line of a process that exited:
+// "- [PID 4242] EXITED: `make test` (Exit Code: 2)".
+var listedExitRe = regexp.MustCompile("(?m)^- \\[PID (\\d+)\\] [A-Za-z_]+: `.*` \\(Exit Code: (\\d+)\\)")
 
 // outputFileRe finds the file a Claude Code background run writes its output to.
 var outputFileRe = regexp.MustCompile(`Output is being written to:\s*(\S+\.output)`)
@@ -169,7 +187,7 @@ var lineNumbers = regexp.MustCompile(`(?m)^ *\d+(?:→|\t)`)
 
 func backgroundID(text string) string {
 	if m := backgroundRe.FindStringSubmatch(text); m != nil {
-		return m[1] + m[2]
+		return m[1] + m[2] + m[3]
 	}
 	return ""
 }
