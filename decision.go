@@ -29,6 +29,7 @@ const (
 	CheckLivelock     Check = "livelock"
 	CheckSubagents    Check = "subagents"
 	CheckProcesses    Check = "processes"
+	CheckClaims       Check = "claims"
 	CheckPendingWake  Check = "pending_wake"
 	CheckTodos        Check = "todos"
 	CheckStall        Check = "stall"
@@ -39,7 +40,7 @@ const (
 // Checks lists the checks in the order they run.
 func Checks() []Check {
 	return []Check{CheckError, CheckStopMetadata, CheckLivelock, CheckSubagents, CheckProcesses,
-		CheckPendingWake, CheckTodos, CheckStall}
+		CheckClaims, CheckPendingWake, CheckTodos, CheckStall}
 }
 
 // Outcome is what one check found.

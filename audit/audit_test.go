@@ -64,6 +64,7 @@ func TestTurns(t *testing.T) {
 		{"background", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckProcesses, ""},
 		{"todos", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckTodos, ""},
 		{"loop", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckLivelock, ""},
+		{"claims", 0, termination.Completed, "end_turn", stopgate.Continue, stopgate.CheckClaims, ""},
 		{"api_error", 0, termination.ProviderError, "", stopgate.Retry, stopgate.CheckError, ""},
 		{"interrupted", 0, termination.Cancelled, "", "", "", ""},
 		{"nudges", 0, termination.Completed, "end_turn", stopgate.Stop, stopgate.CheckCompleted, ""},

@@ -37,6 +37,7 @@ var blockColumns = []struct {
 	{stopgate.CheckProcesses, "PROCS"},
 	{stopgate.CheckSubagents, "SUBS"},
 	{stopgate.CheckTodos, "TODOS"},
+	{stopgate.CheckClaims, "CLAIMS"},
 	{stopgate.CheckLivelock, "LOOP"},
 	{stopgate.CheckStopMetadata, "TRUNC"},
 	{stopgate.CheckError, "ERROR"},

@@ -1,6 +1,10 @@
 package audit
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stopgate/stopgate"
+)
 
 // TestLabel checks how the table names sessions.
 func TestLabel(t *testing.T) {
@@ -25,5 +29,26 @@ func TestLabel(t *testing.T) {
 				t.Errorf("label = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestBlockColumns: every check that can hold a stop back has its column in the table, once;
+// the pending-wake gate parks a run rather than blocking it, and has the PARKED column.
+func TestBlockColumns(t *testing.T) {
+	seen := map[stopgate.Check]int{}
+	for _, c := range blockColumns {
+		seen[c.check]++
+	}
+	for _, c := range stopgate.Checks() {
+		want := 1
+		if c == stopgate.CheckPendingWake {
+			want = 0
+		}
+		if seen[c] != want {
+			t.Errorf("check %s has %d column(s) in the table, want %d", c, seen[c], want)
+		}
+	}
+	if len(blockColumns) != len(stopgate.Checks())-1 {
+		t.Errorf("the table has %d block columns, want one per check but pending_wake (%d)", len(blockColumns), len(stopgate.Checks())-1)
 	}
 }

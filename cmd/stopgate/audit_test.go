@@ -82,10 +82,10 @@ func TestAuditJSON(t *testing.T) {
 		t.Fatalf("not one JSON document: %v\n%s", err, out)
 	}
 	c := rep.Total.Counts
-	if rep.Total.Sessions != 29 || c.WouldBlock != 22 || c.Parked != 1 {
-		t.Errorf("total %d sessions, %d would block, %d parked; want 29, 22, 1", rep.Total.Sessions, c.WouldBlock, c.Parked)
+	if rep.Total.Sessions != 30 || c.WouldBlock != 23 || c.Parked != 1 {
+		t.Errorf("total %d sessions, %d would block, %d parked; want 30, 23, 1", rep.Total.Sessions, c.WouldBlock, c.Parked)
 	}
-	wantChecks := map[string]int{"stall": 5, "processes": 3, "todos": 1, "livelock": 2, "stop_metadata": 2, "error": 9}
+	wantChecks := map[string]int{"stall": 5, "processes": 3, "todos": 1, "livelock": 2, "stop_metadata": 2, "error": 9, "claims": 1}
 	for k, v := range wantChecks {
 		if c.WouldBlockByCheck[k] != v {
 			t.Errorf("would block by %s: %d, want %d (all: %v)", k, c.WouldBlockByCheck[k], v, c.WouldBlockByCheck)

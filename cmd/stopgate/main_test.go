@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/stopgate/stopgate"
 	"strings"
 	"testing"
 )
@@ -335,7 +336,7 @@ func TestDecide(t *testing.T) {
 		if lines[i]["verdict"] != w.verdict || lines[i]["check"] != w.check {
 			t.Errorf("line %d: verdict %v check %v, want %s %s", i+1, lines[i]["verdict"], lines[i]["check"], w.verdict, w.check)
 		}
-		if trail, _ := lines[i]["trail"].([]any); len(trail) != 8 {
+		if trail, _ := lines[i]["trail"].([]any); len(trail) != len(stopgate.Checks()) {
 			t.Errorf("line %d: trail of %d checks", i+1, len(trail))
 		}
 	}
