@@ -85,6 +85,7 @@ func TestTurns(t *testing.T) {
 		{"demo__demo-12", 0, termination.RecursionLimit, "LimitsExceeded", stopgate.Stop, stopgate.CheckError, ""},
 		{"demo__demo-13", 0, termination.RateLimited, "RateLimitError", stopgate.Retry, stopgate.CheckError, ""},
 		{"demo__demo-14", 0, termination.Cancelled, "UserInterruption", "", "", ""},
+		{"demo__demo-15", 0, termination.Completed, "Submitted", stopgate.Stop, stopgate.CheckCompleted, ""}, // "I'll submit:" with its tool call
 
 		{"codex-stall", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
 		{"codex-stall", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "I'll add the changelog entry next."},
