@@ -884,10 +884,16 @@ func (b *builder) finish() *Session {
 		}
 	}
 	for _, t := range s.Turns {
+		t.Local = true
 		for _, m := range t.Messages {
 			if m.Kind != KindAssistant {
 				continue
 			}
+			m.Synthetic = m.Model == SyntheticModel && !m.APIError && len(m.ToolCalls) == 0
+			if m.Synthetic {
+				continue
+			}
+			t.Local = false
 			t.ToolCalls += len(m.ToolCalls)
 			t.StopReason = m.StopReason
 			if m.Text != "" {
