@@ -126,7 +126,8 @@ type TurnReport struct {
 	// Ending is how the turn ended by the session file's account (see Turn.Ending).
 	Ending       termination.Category `json:"ending"`
 	EndingDetail string               `json:"ending_detail,omitempty"`
-	// Final is the last sentence of the final message, cut at the front to 100 runes.
+	// Final is the last sentence or question of the final message's prose (stall.FinalSentence:
+	// not a closing list item, rule, table row or code block), cut at the front to 100 runes.
 	Final string `json:"final,omitempty"`
 	// Why is what the deciding check found; Sentence, for a stall, the sentence the nudge
 	// quotes back.
@@ -397,7 +398,7 @@ func (a *auditor) decide(ctx context.Context, s *Session) *sessionResult {
 			Ending: t.Ending.Category, EndingDetail: t.Ending.Detail,
 		}
 		if m := t.Turn.Message; m != nil {
-			tr.Final = transcript.Excerpt(stall.DanglingSentence(m.Text), transcript.ExcerptRunes, true)
+			tr.Final = transcript.Excerpt(stall.FinalSentence(m.Text), transcript.ExcerptRunes, true)
 		}
 		c.Turns++
 		c.TurnEndings[t.Ending.Category]++
