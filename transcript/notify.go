@@ -1,9 +1,10 @@
 package transcript
 
 import (
-	"github.com/stopgate/stopgate/stall"
 	"strconv"
 	"strings"
+
+	"github.com/stopgate/stopgate/stall"
 )
 
 // This file reads the harness's own markup inside message text: task notifications, the

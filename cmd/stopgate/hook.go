@@ -12,6 +12,7 @@ import (
 
 	"github.com/stopgate/stopgate/harness/claudecode"
 	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/internal/xdg"
 )
 
 func hookCommand() *command {
@@ -87,14 +88,11 @@ func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 	tmp.VisitAll(add)
 }
 
-// defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks;
-// "" when neither variable is set.
+// defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks
+// (a relative XDG_STATE_HOME is ignored); "" when neither variable helps.
 func defaultStateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); d != "" {
+	if d := xdg.StateHome(getenv); d != "" {
 		return filepath.Join(d, "stopgate", "hooks")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "stopgate", "hooks")
 	}
 	return ""
 }
