@@ -235,7 +235,7 @@ func (d *decider) checkStopMetadata(context.Context) bool {
 	var ok bool
 	switch {
 	case m.FinishReason != "":
-		c, ok = termination.ClassifyStopToken(m.Provider, m.FinishReason)
+		c, ok = termination.ClassifyStop(m.Provider, m.FinishReason)
 	case m.Payload != nil:
 		c, ok = termination.ClassifyStop(m.Provider, m.Payload)
 	}

@@ -34,7 +34,7 @@ const FormatGeminiCLI = "gemini-cli"
 //
 //	info "User cancelled the request."        cancelled         the user pressed Esc
 //	info "⚠️  Response truncated due to token  the finish reason the notice stands for (MAX_TOKENS,
-//	  limits.", "…Response stopped due to …"  SAFETY, …), as termination.ClassifyStopToken reads it:
+//	  limits.", "…Response stopped due to …"  SAFETY, …), as termination.ClassifyStop reads it:
 //	                                          output_truncated, content_refusal, …
 //	info "The session has reached the maximum recursion_limit   model.maxSessionTurns: the run-limit member
 //	  number of turns: …"
@@ -190,7 +190,7 @@ func geminiEnding(run []*transcript.GeminiMessage, t *stopgate.Turn) (r terminat
 		r.Detail = said.detail
 		return r, true
 	case said.category == "":
-		c, _ := termination.ClassifyStopToken(hook.ProviderGoogle, said.detail)
+		c, _ := termination.ClassifyStop(hook.ProviderGoogle, said.detail)
 		r = termination.New(site, termination.SourceMetadata, c)
 		if t.Message != nil {
 			t.Message.FinishReason = said.detail

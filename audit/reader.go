@@ -166,7 +166,7 @@ func SessionOf(path, format string, turns []stopgate.Turn) *Session {
 
 // TurnEnding says how a turn ended from what its Turn holds, in this order: an interrupt is
 // cancelled; an error is what termination.Classify makes of it; a stop token is what
-// termination.ClassifyStopToken makes of it (an unrecognised token is unknown, not
+// termination.ClassifyStop makes of it (an unrecognised token is unknown, not
 // completed); anything else is completed. The site is the harness's stop hook (the
 // supervisor's for a harness stopgate has no hook for).
 func TurnEnding(t stopgate.Turn, interrupted bool) termination.Reason {
@@ -182,7 +182,7 @@ func TurnEnding(t stopgate.Turn, interrupted bool) termination.Reason {
 	case t.Error != nil:
 		return termination.New(site, termination.SourceException, termination.Classify(apiError(t.Error)))
 	case t.Message != nil && t.Message.FinishReason != "":
-		if c, ok := termination.ClassifyStopToken(t.Message.Provider, t.Message.FinishReason); ok {
+		if c, ok := termination.ClassifyStop(t.Message.Provider, t.Message.FinishReason); ok {
 			return termination.New(site, termination.SourceMetadata, c)
 		}
 	}

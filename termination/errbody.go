@@ -1,0 +1,731 @@
+package termination
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrorBody is what a provider's error response says, read from whatever shape it arrived in.
+// It is the one error-body reader of stopgate: [ParseErrorBody] and [Classify] read bodies with
+// it, and so does the toolcall package.
+//
+// Where an error wraps another (a proxy's message holding the upstream body, a JSON string
+// holding JSON, an SDK's prose prefix before the object), Message, Type, Code and Generation
+// are the innermost ones found: the innermost error is the most specific. Every message, type
+// and code found on the way is kept as well, outermost first, for the classifier.
+type ErrorBody struct {
+	// Message is the provider's human-readable message.
+	Message string
+	// Type and Code are the error's type and code (a number is kept as its decimal text).
+	Type, Code string
+	// Status is the HTTP status the body states (error.code 429, status_code 503); zero for
+	// none.
+	Status int
+	// RetryAfter is the delay the body asks for (a Google RetryInfo retryDelay, or prose such as
+	// "Please try again in 4.77s"); zero when it names none.
+	RetryAfter time.Duration
+	// Upstream is the upstream provider a gateway names (OpenRouter's metadata.provider_name).
+	Upstream string
+	// Generation is error.failed_generation, the model's own output a provider kept (Groq);
+	// HasGeneration tells an empty one from an absent one. It is never read as the provider's
+	// word: the classifier does not look at it.
+	Generation    string
+	HasGeneration bool
+
+	texts  []string // every message found, outermost first
+	codes  []string // every type, code, status and reason found
+	quotas []string // the quota ids and metrics of a Google QuotaFailure
+	object bool     // an error object was read (JSON or a rendering of one)
+}
+
+// found reports whether anything at all was read.
+func (e ErrorBody) found() bool {
+	return e.Message != "" || e.Type != "" || e.Code != "" || e.HasGeneration
+}
+
+// over returns e with every field inner has replaced by inner's, and inner's texts and codes
+// kept after e's.
+func (e ErrorBody) over(inner ErrorBody) ErrorBody {
+	if inner.Message != "" {
+		e.Message = inner.Message
+	}
+	if inner.Type != "" {
+		e.Type = inner.Type
+	}
+	if inner.Code != "" {
+		e.Code = inner.Code
+	}
+	if inner.HasGeneration {
+		e.Generation, e.HasGeneration = inner.Generation, true
+	}
+	if e.Status == 0 {
+		e.Status = inner.Status
+	}
+	if e.RetryAfter == 0 {
+		e.RetryAfter = inner.RetryAfter
+	}
+	if e.Upstream == "" {
+		e.Upstream = inner.Upstream
+	}
+	e.texts = appendNew(e.texts, inner.texts...)
+	e.codes = appendNew(e.codes, inner.codes...)
+	e.quotas = append(e.quotas, inner.quotas...)
+	e.object = e.object || inner.object
+	return e
+}
+
+// appendNew appends the non-empty strings of add that dst does not hold yet.
+func appendNew(dst []string, add ...string) []string {
+next:
+	for _, s := range add {
+		if s == "" {
+			continue
+		}
+		for _, d := range dst {
+			if d == s {
+				continue next
+			}
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+const (
+	// maxBodyDepth bounds how many wrappers (a JSON string holding JSON, a proxy's message
+	// holding the upstream body) are opened.
+	maxBodyDepth = 4
+	// maxEmbeddedTries bounds the '{' positions tried when looking for JSON inside prose.
+	maxEmbeddedTries = 32
+	// maxPlainMessage bounds the Message taken from a plain-text body, so an HTML error page
+	// does not become an error string.
+	maxPlainMessage = 1 << 10
+)
+
+// ReadErrorBody reads an error body in any of the shapes seen in the wild, and never fails:
+//
+//   - OpenAI and the OpenAI-compatible family: {"error":{"message","type","param","code"}};
+//     Azure adds error.innererror.code; Groq keeps the model's output in failed_generation.
+//   - Anthropic: {"type":"error","error":{"type","message"}}.
+//   - Google: {"error":{"code","message","status","details"}}, also inside an array as
+//     streamed; details carry reasons, a RetryInfo retryDelay and QuotaFailure ids.
+//   - OpenRouter: the upstream's own body in error.metadata.raw, read as a nested body.
+//   - vLLM, Mistral, Cohere, Bedrock, Ollama: a top-level message, type, code, object or
+//     __type; Ollama's {"error":"…"}; FastAPI's {"detail":…}; {"errors":[{"message"}]}.
+//   - An SSE error event, JSON after an SDK's prose prefix ("Error code: 400 - {…}"), a JSON
+//     string holding JSON, Python's and JavaScript's renderings of the object.
+//   - Anything else is plain text, whose trimmed text (at most 1 KiB) is the Message.
+func ReadErrorBody(body string) ErrorBody {
+	e := readText(body, 0)
+	if e.RetryAfter == 0 {
+		for _, t := range e.texts {
+			if d := retryAfterIn(t); d > 0 {
+				e.RetryAfter = d
+				break
+			}
+		}
+	}
+	return e
+}
+
+func readText(s string, depth int) ErrorBody {
+	s = strings.TrimSpace(s)
+	if s == "" || depth > maxBodyDepth {
+		return ErrorBody{}
+	}
+	if s[0] == '{' || s[0] == '[' || s[0] == '"' {
+		var v json.RawMessage
+		if json.Unmarshal([]byte(s), &v) == nil {
+			if e := readValue(v, depth); e.found() {
+				return e
+			}
+		}
+	}
+	if e := readEmbedded(s, depth); e.found() {
+		return e
+	}
+	if e := scrape(s); e.found() {
+		if strings.ContainsRune(e.Message, '{') {
+			if inner := readText(e.Message, depth+1); inner.found() {
+				e = e.over(inner)
+			}
+		}
+		return e
+	}
+	if strings.Contains(s, `\"`) {
+		u := unescapeLoose(s)
+		// Worth it only when the unescaped text held an error object, not just more text.
+		if e := readText(u, depth+1); e.found() && e.object {
+			return e
+		}
+	}
+	m := plainMessage(s)
+	return ErrorBody{Message: m, texts: []string{m}}
+}
+
+// plainMessage is the Message of a body that is not JSON: its text, cut on a rune boundary at
+// maxPlainMessage bytes.
+func plainMessage(s string) string {
+	if len(s) <= maxPlainMessage {
+		return s
+	}
+	cut := maxPlainMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// readValue reads one decoded JSON value: an object, a string holding a body, or an array
+// whose first readable element is the error (Gemini's stream).
+func readValue(v json.RawMessage, depth int) ErrorBody {
+	switch firstByte(v) {
+	case '{':
+		var o errorObject
+		if json.Unmarshal(v, &o) == nil {
+			return o.read(depth)
+		}
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return readText(s, depth+1)
+		}
+	case '[':
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) == nil {
+			for _, it := range items {
+				if e := readValue(it, depth+1); e.found() {
+					return e
+				}
+			}
+		}
+	}
+	return ErrorBody{}
+}
+
+func firstByte(v json.RawMessage) byte {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// errorObject is one error object, in the union of the providers' shapes. Every field is a
+// flexText or raw JSON, so no provider's choice of type makes the decoding fail.
+type errorObject struct {
+	Message    flexText        `json:"message"`
+	MessageCap flexText        `json:"Message"` // AWS
+	Detail     flexText        `json:"detail"`  // FastAPI, some gateways
+	Type       flexText        `json:"type"`
+	Code       flexText        `json:"code"`
+	Status     flexText        `json:"status"`
+	StatusCode flexText        `json:"status_code"`
+	AWSType    flexText        `json:"__type"`
+	ErrorCode  flexText        `json:"error_code"`
+	Error      json.RawMessage `json:"error"`
+	Errors     []errorObject   `json:"errors"`
+	Details    json.RawMessage `json:"details"`
+	Inner      *errorObject    `json:"innererror"`
+	Metadata   *struct {
+		Raw          flexText `json:"raw"`
+		ProviderName flexText `json:"provider_name"`
+		ProviderCode flexText `json:"provider_error_code"`
+	} `json:"metadata"`
+	FailedGeneration json.RawMessage `json:"failed_generation"`
+	Object           flexText        `json:"object"`
+	Reason           flexText        `json:"reason"` // Google's errors[].reason
+}
+
+// googleDetail is one element of a Google error's details: an ErrorInfo reason, a RetryInfo
+// delay or a QuotaFailure's violations.
+type googleDetail struct {
+	Reason     flexText `json:"reason"`
+	RetryDelay flexText `json:"retryDelay"`
+	ErrorCode  flexText `json:"error_code"` // Anthropic's details object
+	Violations []struct {
+		QuotaID     flexText `json:"quotaId"`
+		QuotaMetric flexText `json:"quotaMetric"`
+	} `json:"violations"`
+}
+
+// read reads the object and whatever it wraps.
+func (o *errorObject) read(depth int) ErrorBody {
+	var own ErrorBody
+	own.object = true
+	own.Message = firstOf(o.Message.s, o.MessageCap.s, o.Detail.s)
+	typ := o.Type.s
+	if typ == "error" {
+		typ = "" // Anthropic's constant envelope type
+	}
+	own.Type = firstOf(typ, o.AWSType.s)
+	own.Code = o.Code.s
+	if n := statusNumber(o.Code); n != 0 {
+		own.Status = n
+		own.Code = ""
+	}
+	if n := firstNonZero(statusNumber(o.Status), statusNumber(o.StatusCode)); n != 0 && own.Status == 0 {
+		own.Status = n
+	}
+	own.codes = appendNew(nil, typ, o.AWSType.s, o.Code.s, o.ErrorCode.s)
+	if statusNumber(o.Status) == 0 {
+		if own.Type == "" {
+			own.Type = o.Status.s // Google's status, RESOURCE_EXHAUSTED
+		}
+		own.codes = appendNew(own.codes, o.Status.s)
+	}
+	if o.Object.s == "error" {
+		own.object = true
+	}
+	if fg := o.FailedGeneration; len(fg) > 0 && string(fg) != "null" {
+		own.HasGeneration = true
+		var s string
+		if json.Unmarshal(fg, &s) == nil {
+			own.Generation = s
+		} else {
+			own.Generation = string(fg)
+		}
+	}
+	if o.Inner != nil {
+		own.codes = appendNew(own.codes, o.Inner.Code.s)
+	}
+	o.readDetails(&own)
+	for i := range o.Errors {
+		own.texts = appendNew(own.texts, o.Errors[i].Message.s)
+		own.codes = appendNew(own.codes, o.Errors[i].Code.s, o.Errors[i].Type.s)
+		if own.Message == "" {
+			own.Message = o.Errors[i].Message.s
+		}
+		own.codes = appendNew(own.codes, o.Errors[i].Reason.s)
+	}
+	own.texts = appendNew(appendNew(nil, own.Message), own.texts...)
+
+	var inner ErrorBody
+	switch firstByte(o.Error) {
+	case '{', '[':
+		if depth < maxBodyDepth {
+			inner = readValue(o.Error, depth+1)
+		}
+	case '"':
+		var s string
+		_ = json.Unmarshal(o.Error, &s)
+		s = strings.TrimSpace(s)
+		if own.Message == "" && !strings.ContainsRune(s, '{') {
+			own.Message = s
+			own.texts = appendNew(own.texts, s)
+		} else {
+			inner = readText(s, depth+1)
+		}
+	}
+	if strings.ContainsRune(own.Message, '{') {
+		if e := readText(own.Message, depth+1); e.found() && e.Message != own.Message {
+			inner = e.over(inner)
+		}
+	}
+	own = own.over(inner)
+	if m := o.Metadata; m != nil {
+		own.Upstream = firstOf(own.Upstream, m.ProviderName.s)
+		own.codes = appendNew(own.codes, m.ProviderCode.s)
+		if raw := strings.TrimSpace(m.Raw.s); raw != "" && depth < maxBodyDepth {
+			up := readText(raw, depth+1)
+			own.texts = appendNew(own.texts, up.texts...)
+			own.codes = appendNew(own.codes, up.codes...)
+			own.quotas = append(own.quotas, up.quotas...)
+			if own.Type == "" {
+				own.Type = up.Type
+			}
+			if own.Code == "" {
+				own.Code = up.Code
+			}
+			if own.RetryAfter == 0 {
+				own.RetryAfter = up.RetryAfter
+			}
+		}
+	}
+	return own
+}
+
+// readDetails reads a Google details array (reasons, retry delay, quota violations) or an
+// Anthropic details object (error_code).
+func (o *errorObject) readDetails(own *ErrorBody) {
+	var list []googleDetail
+	switch firstByte(o.Details) {
+	case '[':
+		_ = json.Unmarshal(o.Details, &list)
+	case '{':
+		var d googleDetail
+		if json.Unmarshal(o.Details, &d) == nil {
+			list = append(list, d)
+		}
+	}
+	for _, d := range list {
+		own.codes = appendNew(own.codes, d.Reason.s, d.ErrorCode.s)
+		if own.Code == "" {
+			own.Code = firstOf(d.Reason.s, d.ErrorCode.s)
+		}
+		if dl, ok := parseDelay(d.RetryDelay.s); ok && own.RetryAfter == 0 {
+			own.RetryAfter = dl
+		}
+		for _, v := range d.Violations {
+			own.quotas = appendNew(own.quotas, v.QuotaID.s, v.QuotaMetric.s)
+		}
+	}
+}
+
+// flexText is a JSON value read as text: a string as it is, a number or boolean as its
+// literal, an array as its elements' texts joined, an object as its msg, message or detail.
+// It never fails to decode.
+type flexText struct{ s string }
+
+// UnmarshalJSON reads any JSON value; it never returns an error.
+func (t *flexText) UnmarshalJSON(b []byte) error {
+	switch firstByte(b) {
+	case '"':
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			t.s = strings.TrimSpace(s)
+		}
+	case '[':
+		var items []flexText
+		if json.Unmarshal(b, &items) == nil {
+			var parts []string
+			for _, it := range items {
+				if it.s != "" {
+					parts = append(parts, it.s)
+				}
+			}
+			t.s = strings.Join(parts, "; ")
+		}
+	case '{':
+		var o struct {
+			Msg     flexText `json:"msg"`
+			Message flexText `json:"message"`
+			Detail  flexText `json:"detail"`
+		}
+		if json.Unmarshal(b, &o) == nil {
+			t.s = firstOf(o.Msg.s, o.Message.s, o.Detail.s)
+		}
+	case 'n':
+	default:
+		t.s = strings.TrimSpace(string(b))
+	}
+	return nil
+}
+
+// statusNumber is t as an HTTP status when it is a number (or numeric text) in [100, 600).
+func statusNumber(t flexText) int {
+	if len(t.s) != 3 {
+		return 0
+	}
+	n, err := strconv.Atoi(t.s)
+	if err != nil || n < 100 || n >= 600 {
+		return 0
+	}
+	return n
+}
+
+func firstNonZero(ns ...int) int {
+	for _, n := range ns {
+		if n != 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// readEmbedded finds the first JSON error object inside surrounding text (an SSE event, a
+// client library's "Error code: 400 - {...}").
+func readEmbedded(s string, depth int) ErrorBody {
+	tries := 0
+	for i := 0; i < len(s) && tries < maxEmbeddedTries; i++ {
+		if s[i] != '{' {
+			continue
+		}
+		tries++
+		end := matchJSONObject(s, i)
+		if end < 0 {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal([]byte(s[i:end]), &m) != nil || !isEnvelope(m) {
+			continue
+		}
+		if e := readValue(json.RawMessage(s[i:end]), depth+1); e.found() {
+			// The prose around the object is the SDK's or the gateway's own: keep it too.
+			e.texts = appendNew(e.texts, strings.TrimSpace(s[:i]+" "+s[end:]))
+			return e
+		}
+		i = end - 1
+	}
+	return ErrorBody{}
+}
+
+// isEnvelope reports whether an object found inside prose looks like an error, rather than an
+// argument object the prose happens to quote.
+func isEnvelope(m map[string]json.RawMessage) bool {
+	if _, ok := m["error"]; ok {
+		return true
+	}
+	if _, ok := m["failed_generation"]; ok {
+		return true
+	}
+	if _, ok := m["message"]; !ok {
+		return false
+	}
+	for _, k := range []string{"type", "code", "status_code", "param"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return string(m["object"]) == `"error"`
+}
+
+// matchJSONObject returns the end (exclusive) of the JSON object or array opening at s[i],
+// tracking double-quoted strings; -1 when it does not close.
+func matchJSONObject(s string, i int) int {
+	depth := 0
+	inString := false
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		if inString {
+			switch c {
+			case '\\':
+				j++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return -1
+}
+
+// scrape reads error fields out of text that is not JSON but renders the same object: Python's
+// repr ({'error': {'code': 'tool_use_failed', ...}}) and JavaScript's (code: "tool_use_failed").
+func scrape(s string) ErrorBody {
+	var e ErrorBody
+	e.Message, _ = scrapeField(s, "message")
+	e.Type, _ = scrapeField(s, "type")
+	e.Code, _ = scrapeField(s, "code")
+	e.Generation, e.HasGeneration = scrapeField(s, "failed_generation")
+	if e.found() {
+		e.object = true
+		e.texts = appendNew(nil, e.Message, s)
+		e.codes = appendNew(nil, e.Type, e.Code)
+	}
+	return e
+}
+
+// scrapeField finds key used as a field name (optionally quoted, then ':' or '=') and returns
+// the quoted string literal that follows it.
+func scrapeField(s, key string) (string, bool) {
+	for off := 0; off < len(s); {
+		k := strings.Index(s[off:], key)
+		if k < 0 {
+			return "", false
+		}
+		start := off + k
+		off = start + len(key)
+		if start > 0 && (isIdentByte(s[start-1]) || s[start-1] == '-' || s[start-1] == '.') {
+			continue
+		}
+		j := off
+		if j < len(s) && isIdentByte(s[j]) {
+			continue
+		}
+		for j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == '\\') {
+			j++
+		}
+		j = skipSpace(s, j)
+		if j >= len(s) || (s[j] != ':' && s[j] != '=') {
+			continue
+		}
+		j = skipSpace(s, j+1)
+		if j >= len(s) || (s[j] != '"' && s[j] != '\'') {
+			continue
+		}
+		if v, ok := readQuoted(s, j); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// readQuoted decodes the string literal whose opening quote is s[i], accepting the escapes of
+// JSON, Python and JavaScript.
+func readQuoted(s string, i int) (string, bool) {
+	q := s[i]
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case c == q:
+			return b.String(), true
+		case c == '\\' && j+1 < len(s):
+			j++
+			switch e := s[j]; e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case 'u', 'x':
+				n := 4
+				if e == 'x' {
+					n = 2
+				}
+				if j+n < len(s) {
+					if v, err := strconv.ParseUint(s[j+1:j+1+n], 16, 32); err == nil {
+						b.WriteRune(rune(v))
+						j += n
+						continue
+					}
+				}
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			default:
+				b.WriteByte(e)
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false
+}
+
+// unescapeLoose removes one level of backslash escaping, for a body that was logged as the
+// contents of a string literal ("event: error\ndata: {\"error\":...}").
+func unescapeLoose(s string) string {
+	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "\r", `\"`, `"`, `\\`, `\`, `\/`, "/", `\'`, "'")
+	return r.Replace(s)
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func skipSpace(s string, j int) int {
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+		j++
+	}
+	return j
+}
+
+// retryAfterIn reads a provider's "try again in 4.77s" (OpenAI, Groq), "retry in 45.2s"
+// (Gemini) or "retry after 20 seconds" out of a message; zero when it says none.
+func retryAfterIn(msg string) time.Duration {
+	lower := strings.ToLower(msg)
+	for _, lead := range [...]string{"try again in ", "retry in ", "retry after ", "retry-after: ", "retrydelay\":\""} {
+		i := strings.Index(lower, lead)
+		if i < 0 {
+			continue
+		}
+		rest := lower[i+len(lead):]
+		j := 0
+		for j < len(rest) && strings.IndexByte("0123456789.hmsu", rest[j]) >= 0 {
+			j++
+		}
+		tok := strings.TrimRight(rest[:j], ".")
+		switch {
+		case tok == "":
+			continue
+		case strings.HasPrefix(rest[j:], " second"), strings.HasPrefix(rest[j:], " sec"):
+			tok += "s"
+		case strings.HasPrefix(rest[j:], " minute"):
+			tok += "m"
+		case strings.HasPrefix(rest[j:], " hour"):
+			tok += "h"
+		case strings.HasPrefix(rest[j:], " millisecond"):
+			tok += "ms"
+		}
+		if d, ok := parseDelay(tok); ok {
+			return d
+		}
+	}
+	return 0
+}
+
+// parseDelay parses a Go-style duration ("45s", "2m52.8s", "6ms") between zero and a day.
+func parseDelay(s string) (time.Duration, bool) {
+	if s == "" {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > 24*time.Hour {
+		return 0, false
+	}
+	return d, true
+}
+
+// ParseRetryAfter reads a Retry-After header value: delay seconds ("7", "1.5") or an HTTP date,
+// which is taken relative to now. ok is false for a value it cannot read, a date in the past,
+// or a delay longer than a day.
+func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		return parseDelay(strconv.FormatFloat(secs, 'f', -1, 64) + "s")
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	d := t.Sub(now)
+	if d <= 0 || d > 24*time.Hour {
+		return 0, false
+	}
+	return d, true
+}
+
+// ParseErrorBody describes a provider's error response as an *APIError: provider and status as
+// given, Body kept exactly as received, and Type, Code, Message and RetryAfter read from the
+// body by [ReadErrorBody]. A status below 400 (zero for unknown, or 200 for an error that
+// arrived inside a stream) gives way to the HTTP status the body states. The Retry-After header
+// is the caller's to read ([ParseRetryAfter]).
+func ParseErrorBody(provider string, status int, body string) *APIError {
+	b := ReadErrorBody(body)
+	e := &APIError{Provider: provider, Status: status, Body: body, Type: b.Type, Code: b.Code,
+		Message: b.Message, RetryAfter: b.RetryAfter}
+	if e.Status < 400 && b.Status >= 400 {
+		e.Status = b.Status
+	}
+	// A gateway's message with the upstream's own after it: "Provider returned error
+	// (Anthropic): prompt is too long: …".
+	if len(b.texts) > 1 && b.Upstream != "" {
+		if up := b.texts[len(b.texts)-1]; up != e.Message {
+			e.Message += " (" + b.Upstream + "): " + up
+		}
+	}
+	e.parsed, e.parsedFrom = &b, body
+	return e
+}
