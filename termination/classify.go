@@ -4,12 +4,16 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -158,21 +162,29 @@ func errnoName(e syscall.Errno) string {
 //
 //  1. A LangChain class name that is a category of its own: GraphInterrupt (suspended),
 //     ToolException (tool_error), GraphRecursionError or a "recursion limit" (recursion_limit).
-//  2. Overflow wording, or 413: context_overflow. First, because an overflow arrives as a 400,
-//     a 413 or (a request larger than a per-minute limit) a 429, and reducing the context is
-//     the only remedy that works.
-//  3. Filter wording: content_refusal. Safety blocks arrive as 400 and 403.
-//  4. Billing wording, or 402: auth_failed (remedy fix-credentials: a person pays or changes
+//  2. A 413, or a stated request larger than the stated limit ("Limit 6000, Requested 20000",
+//     "Requested 319487 tokens, max 300000"): context_overflow.
+//  3. Billing wording, or 402: auth_failed (remedy fix-credentials: a person pays or changes
 //     plan; a back-off would wait for nothing). Quota exhaustion arrives as 429, 403 and 400.
-//  5. A decisive status: 429 rate_limited; 401, 403, 407 auth_failed; 499 (client closed
+//  4. Overflow wording: context_overflow. Before the status, because an overflow arrives as
+//     a 400, a 413 or (a request larger than a per-minute limit) a 429, and reducing the
+//     context is the only remedy that works.
+//  5. Filter wording, or a body whose own stop metadata is a refusal: content_refusal. Safety
+//     blocks arrive as 400 and 403.
+//  6. Abort wording (not a connection's): cancelled, whatever the status.
+//  7. A decisive status (the response's, the body's, or one an SDK wrote into its message,
+//     "Error code: 429"): 429 rate_limited; 401, 403, 407 auth_failed; 499 (client closed
 //     request) cancelled; 408, 504, 524, 598 timeout; 404 invalid_request (the model or the
 //     route does not exist; no retry makes it exist).
-//  6. Wording, in this order: abort, a stream cut short, timeout, certificate trust
-//     (auth_failed), transport (network_error), rate, credentials (auth_failed), a model that
-//     does not exist (invalid_request), empty output (empty_response), a provider fault
-//     (provider_error). An SDK's transport error wrapped in a 500 is a transport error.
-//  7. A status bucket: 5xx (529 included) provider_error; any other 4xx invalid_request.
-//  8. Invalid-request wording: invalid_request. Otherwise unknown.
+//  8. Timeout wording: timeout, whatever the status.
+//  9. A status bucket: 5xx (529 included) rate_limited on rate wording, else provider_error,
+//     even when its text speaks of the transport (a gateway's 503 "upstream connect error" is
+//     the provider's fault); 4xx auth_failed on credential wording, else invalid_request.
+// 10. With no status, wording in this order: rate (when no transport word is there), a
+//     stream cut short, certificate trust
+//     (auth_failed), credentials (auth_failed), transport (network_error), rate, a model that
+//     does not exist (invalid_request), empty output (empty_response), output truncated, a
+//     provider fault (provider_error), an invalid request. Otherwise unknown.
 //
 // Detail is the status when there is one, else the class name.
 func providerEvidence(a *APIError) Classification {
@@ -180,6 +192,11 @@ func providerEvidence(a *APIError) Classification {
 	status := a.Status
 	if status < 400 && b.Status >= 400 {
 		status = b.Status
+	}
+	if status < 400 {
+		if n := statusInText(a.Message); n != 0 {
+			status = n
+		}
 	}
 	f := readFeatures(a, &b)
 	c := Classification{Provider: a.Provider, RetryAfter: firstDuration(a.RetryAfter, b.RetryAfter)}
@@ -206,12 +223,16 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.recursion():
 		return say(RecursionLimit, "recursion limit")
-	case status == 413 || f.overflow():
+	case status == 413 || requestExceedsLimit(f.norm):
 		return say(ContextOverflow, "overflow")
-	case f.filter():
-		return say(ContentRefusal, "filter")
 	case status == 402 || f.billing(a.Provider, b.quotas):
 		return say(AuthFailed, "billing")
+	case f.overflow(status):
+		return say(ContextOverflow, "overflow")
+	case f.filter() || bodyRefusal(a.Body):
+		return say(ContentRefusal, "filter")
+	case f.abort():
+		return say(Cancelled, "abort")
 	}
 	switch status {
 	case 429:
@@ -226,35 +247,77 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest, "")
 	}
 	switch {
-	case f.abort():
-		return say(Cancelled, "abort")
+	case f.timeout() && !f.streamCut():
+		return say(Timeout, "timeout")
+	case status >= 500 && f.rate():
+		return say(RateLimited, "rate")
+	case status >= 500:
+		return say(ProviderError, "")
+	case status >= 400 && f.credentials():
+		return say(AuthFailed, "credentials")
+	case status >= 400:
+		return say(InvalidRequest, "")
+	case f.rate() && !f.transport():
+		return say(RateLimited, "rate")
 	case f.streamCut():
 		return say(StreamCut, "stream cut")
-	case f.timeout():
-		return say(Timeout, "timeout")
 	case f.untrusted():
 		return say(AuthFailed, "certificate")
+	case f.credentials():
+		return say(AuthFailed, "credentials")
 	case f.transport():
 		return say(NetworkError, "transport")
 	case f.rate():
 		return say(RateLimited, "rate")
-	case f.credentials():
-		return say(AuthFailed, "credentials")
 	case f.noModel():
 		return say(InvalidRequest, "model not found")
 	case f.empty():
 		return say(EmptyResponse, "empty")
+	case f.truncated():
+		return say(OutputTruncated, "truncated")
 	case f.providerFault():
 		return say(ProviderError, "provider fault")
-	case status >= 500:
-		return say(ProviderError, "")
-	case status >= 400:
-		return say(InvalidRequest, "")
 	case f.invalid():
 		return say(InvalidRequest, "invalid")
 	}
 	return say(Unknown, a.Name)
 }
+
+// bodyRefusal reports whether the body is a response whose own stop metadata says the
+// provider refused (a Gemini promptFeedback.blockReason in a 200).
+func bodyRefusal(body string) bool {
+	if firstByte([]byte(body)) != '{' {
+		return false
+	}
+	var v any
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return false
+	}
+	c, ok := ClassifyStop("", v)
+	return ok && c.Category == ContentRefusal
+}
+
+// statusInText reads an HTTP status an SDK or gateway wrote into its message: a number
+// followed by its reason phrase ("502 Bad Gateway", "429 Too Many Requests"), or after
+// "status", "status code", "error code" or "HTTP" ("Error code: 402 - …"). Zero when none.
+func statusInText(msg string) int {
+	if m := reStatusLead.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	for _, m := range reStatusPhrase.FindAllStringSubmatch(msg, 4) {
+		n, _ := strconv.Atoi(m[1])
+		if t := http.StatusText(n); t != "" && strings.HasPrefix(strings.ToLower(m[2]), strings.ToLower(t)) {
+			return n
+		}
+	}
+	return 0
+}
+
+var (
+	reStatusLead   = regexp.MustCompile(`(?i)(?:error code|status code|status|http(?:/[\d.]+)?|error)[:= ]+\[?([45]\d\d)`)
+	reStatusPhrase = regexp.MustCompile(`([45]\d\d) ([A-Za-z][A-Za-z -]{2,40})`)
+)
 
 func firstDuration[T ~int64](ds ...T) T {
 	for _, d := range ds {

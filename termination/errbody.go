@@ -228,9 +228,12 @@ type errorObject struct {
 	Code       flexText        `json:"code"`
 	Status     flexText        `json:"status"`
 	StatusCode flexText        `json:"status_code"`
+	StatusCam  flexText        `json:"statusCode"`
 	AWSType    flexText        `json:"__type"`
 	ErrorCode  flexText        `json:"error_code"`
 	Error      json.RawMessage `json:"error"`
+	ErrorCap   json.RawMessage `json:"Error"` // botocore's {"Error":{"Message","Code"}}
+	Data       json.RawMessage `json:"data"`  // an event whose data holds the error`
 	Errors     []errorObject   `json:"errors"`
 	Details    json.RawMessage `json:"details"`
 	Inner      *errorObject    `json:"innererror"`
@@ -271,7 +274,7 @@ func (o *errorObject) read(depth int) ErrorBody {
 		own.Status = n
 		own.Code = ""
 	}
-	if n := firstNonZero(statusNumber(o.Status), statusNumber(o.StatusCode)); n != 0 && own.Status == 0 {
+	if n := firstNonZero(statusNumber(o.Status), statusNumber(o.StatusCode), statusNumber(o.StatusCam)); n != 0 && own.Status == 0 {
 		own.Status = n
 	}
 	own.codes = appendNew(nil, typ, o.AWSType.s, o.Code.s, o.ErrorCode.s)
@@ -308,6 +311,12 @@ func (o *errorObject) read(depth int) ErrorBody {
 	own.texts = appendNew(appendNew(nil, own.Message), own.texts...)
 
 	var inner ErrorBody
+	if len(o.Error) == 0 {
+		o.Error = o.ErrorCap
+	}
+	if len(o.Error) == 0 && firstByte(o.Data) == '{' && own.Message == "" {
+		o.Error = o.Data
+	}
 	switch firstByte(o.Error) {
 	case '{', '[':
 		if depth < maxBodyDepth {

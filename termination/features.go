@@ -142,7 +142,7 @@ var (
 	// reReduce asks for less input: "reduce the length of the messages", "shorten your prompt".
 	reReduce = regexp.MustCompile(` (reduce|shorten|trim) (\S+ ){0,4}(length|size|prompt|context|input|messages|tokens) `)
 	// reLimitCount and reRequestedCount read "Limit 6000, Requested 20000".
-	reLimitCount     = regexp.MustCompile(` limit (\d+) `)
+	reLimitCount     = regexp.MustCompile(` (?:limit|max|maximum) (\d+) `)
 	reRequestedCount = regexp.MustCompile(` requested (\d+) `)
 )
 
@@ -150,10 +150,10 @@ var (
 // window, prompt, input, length, size) together with either an exceeding against a limit
 // ("exceeds … maximum", "> 200000 maximum", "longer than … context"), or "too long", "too
 // large", "too many", "overflow", a request to reduce the input, or a statement of the input
-// cap. Two guards: an error about the output cap alone (max_tokens, completion tokens, with no
+// cap. Two guards (a 429 counts as a per-time limit): an error about the output cap alone (max_tokens, completion tokens, with no
 // word of the input) is not an overflow; and a per-time rate limit is an overflow only when the
 // one request is larger than the limit ("Limit 6000, Requested 20000", "request too large").
-func (f *features) overflow() bool {
+func (f *features) overflow(status int) bool {
 	g := features{norm: f.over}
 	if !g.stem("token", "character", "chars", "context", "prompt", "input", "length", "ctx", "window", "payload", "size", "byte", "sequence") {
 		return false
@@ -164,7 +164,7 @@ func (f *features) overflow() bool {
 	if output && !input {
 		return false
 	}
-	if g.has("per minute", "per min", "per day", "per hour", "per second", "tpm", "rpm", "tpd", "rpd", "itpm", "otpm", "rate limit", "rate limited") {
+	if status == 429 || g.has("per minute", "per min", "per day", "per hour", "per second", "tpm", "rpm", "tpd", "rpd", "itpm", "otpm", "rate limit", "rate limited") {
 		return g.has("too large") || requestExceedsLimit(g.norm)
 	}
 	if g.has("too long", "too large", "too big", "too many") || g.stem("overflow") ||
@@ -190,7 +190,7 @@ func requestExceedsLimit(norm string) bool {
 
 // filter: a provider's safety, moderation or content-policy block, in English or in the other
 // languages providers answer in. Strong words decide alone; "safety", "policy", "sensitive",
-// "blocked", "filtered" and "refused" need a word of what was judged (content, prompt,
+// "blocked", "filtered", "refused" and "risk" need a word of what was judged (content, prompt,
 // output) or of the judging (violation, detected, flagged, rejected, system).
 func (f *features) filter() bool {
 	if f.stem("moderat", "flagged", "harmful", "inappropriat", "prohibited", "guardrail", "unsafe",
@@ -200,7 +200,7 @@ func (f *features) filter() bool {
 			"content policy", "content policies", "acceptable use", "safety reasons", "safety concerns") {
 		return true
 	}
-	if f.stem("safety", "polic", "sensitive", "blocked", "filtered", "refus") &&
+	if f.stem("safety", "polic", "sensitive", "blocked", "filtered", "refus", "risk", "security warning") &&
 		f.stem("content", "violat", "block", "reject", "system", "usage", "trigger", "detect", "flag", "harm", "prompt", "response", "output", "input") {
 		return true
 	}
@@ -213,33 +213,36 @@ func (f *features) filter() bool {
 // sends "check your plan and billing details" on every quota 429, per-minute ones included,
 // so for Google only a per-day quota or a zero limit counts.
 func (f *features) billing(provider string, quotas []string) bool {
-	perDay := f.has("per day", "daily", "perday")
+	perDay := f.has("per day", "daily", "perday", "monthly", "per month") && (f.stem("quota", "limit", "throttl", "allocation") || f.has("too many"))
+	upgrade := f.stem("upgrad") && f.stem("plan", "tier", "paid")
 	p := strings.ToLower(provider)
 	google := strings.HasPrefix(p, "google") || strings.HasPrefix(p, "gemini") || strings.HasPrefix(p, "vertex") ||
 		f.contains("googleapis") || len(quotas) > 0 || f.has("resource exhausted")
 	if google {
-		return (perDay && f.stem("quota", "limit")) || f.has("limit 0")
+		return perDay || f.has("limit 0") || (f.stem("free") && f.stem("tier") && f.has("doesn t", "not", "no"))
 	}
-	return f.stem("billing", "arrear", "overdue") ||
-		f.has("insufficient quota", "insufficient balance", "insufficient credits", "insufficient credit",
-			"insufficient funds", "credit balance", "out of credits", "no credits", "payment required",
-			"exceeded your current quota", "check your plan") ||
-		(perDay && f.stem("quota", "limit"))
+	return perDay || upgrade || f.stem("billing", "arrear", "overdue", "credit") ||
+		f.has("insufficient quota", "insufficient balance", "insufficient funds", "payment required",
+			"exceeded your current quota", "check your plan", "can only afford")
 }
 
 // recursion: an agent graph's recursion limit.
 func (f *features) recursion() bool { return f.has("recursion limit") }
 
-// abort: the caller aborted or cancelled the request.
+// abort: the caller aborted, cancelled or interrupted the request. A connection that was
+// aborted ("Connection aborted", ECONNABORTED) is the transport's, not the caller's.
 func (f *features) abort() bool {
-	return f.stem("abort", "cancel") ||
-		f.has("client closed request", "interrupted by user", "user interrupt", "keyboard interrupt")
+	return (f.stem("abort", "cancel", "interrupt") || f.has("client closed request")) &&
+		!f.stem("connect", "econn", "socket", "deadline")
 }
 
 // streamCut: a response that began and broke off.
 func (f *features) streamCut() bool {
-	return f.stem("premature") ||
-		f.has("incomplete read", "incomplete chunked", "chunked encoding", "stream ended", "ended unexpectedly",
+	if f.has("exit status") || f.stem("process") {
+		return false // a process that terminated crashed; nothing was cut
+	}
+	return f.stem("premature") || (f.has("streaming", "stream idle", "mid stream") && f.stem("connect", "idle", "partial")) ||
+		f.has("partial response", "incomplete read", "incomplete chunked", "chunked encoding", "stream ended", "ended unexpectedly",
 			"terminated", "stream closed", "stream disconnected", "stream interrupted", "response ended", "body ended",
 			"unexpected end of stream")
 }
@@ -260,23 +263,26 @@ func (f *features) untrusted() bool {
 // transport: the request never completed at the transport level.
 func (f *features) transport() bool {
 	return f.stem("connect", "disconnect", "socket", "econn", "enotfound", "eai", "epipe", "ehostunreach",
-		"enetunreach", "enetdown", "getaddrinfo", "unreachable", "handshake", "dns", "network") ||
+		"enetunreach", "enetdown", "getaddrinfo", "unreachable", "handshake", "dns", "network", "goaway") ||
 		f.has("peer", "reset", "refused", "eof", "tls", "ssl", "no such host", "name resolution", "resolve host",
-			"max retries", "fetch failed", "other side closed", "hang up", "broken pipe", "name or service not known",
+			"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe", "name or service not known",
 			"nodename nor servname")
 }
 
 // rate: a rate limit or throttle.
 func (f *features) rate() bool {
-	return f.stem("ratelimit", "throttl", "quota") ||
-		f.has("rate limit", "rate limited", "rate limits", "too many requests", "resource exhausted", "requests per",
+	return f.stem("ratelimit", "throttl", "quota", "rate limit") ||
+		f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多") ||
+		f.has("too many requests", "resource exhausted", "requests per",
 			"tokens per", "tpm", "rpm", "slow down", "concurrency limit", "concurrent requests")
 }
 
 // credentials: a missing, wrong or unauthorised credential.
 func (f *features) credentials() bool {
 	return f.stem("unauthori", "unauthenticat", "authenticat", "forbidden", "credential", "apikey", "oauth", "permission") ||
-		f.has("api key", "access denied", "not authorized", "access token", "invalid token", "token expired", "expired token")
+		f.has("api key", "api token", "access denied", "access is denied", "not authorized", "access token", "invalid token",
+			"token expired", "expired token") ||
+		(f.has("account") && f.stem("inactive", "suspend", "disabled", "deactivat", "banned", "lock"))
 }
 
 // noModel: the model asked for does not exist.
@@ -286,11 +292,24 @@ func (f *features) noModel() bool {
 			"not a valid model", "try pulling", "pull the model")
 }
 
-// empty: the provider answered with nothing.
+// empty: the provider answered with nothing: "no output", "none were returned", "response is
+// empty", "without sending any chunks".
 func (f *features) empty() bool {
-	return f.has("empty response", "empty completion", "empty output", "empty reply", "empty content",
-		"empty message", "empty result", "no choices", "no candidates", "no content", "returned no",
-		"response was empty", "output was empty")
+	what := []string{"output", "response", "content", "completion", "reply", "text", "result", "message",
+		"choices", "candidates", "object", "chunks", "generation"}
+	for _, w := range what {
+		if f.has("no "+w, "empty "+w, w+" is empty", w+" was empty", "without sending any "+w) {
+			return true
+		}
+	}
+	return f.has("none were returned", "returned nothing", "or empty") || (f.stem("empty") && f.has("none"))
+}
+
+// truncated: the answer was cut off against the output cap ("the length limit was reached",
+// LengthFinishReasonError, "response too long").
+func (f *features) truncated() bool {
+	return f.has("length finish reason", "finish reason length", "response too long", "output too long") ||
+		(f.has("length limit", "token limit", "output limit", "max tokens") && f.stem("reach"))
 }
 
 // providerFault: the provider failed on its side.
@@ -302,6 +321,6 @@ func (f *features) providerFault() bool {
 
 // invalid: the request itself is malformed.
 func (f *features) invalid() bool {
-	return f.stem("invalid", "malformed", "unsupported", "validat", "unprocessabl", "unrecogni") ||
+	return f.stem("invalid", "malformed", "unsupported", "validat", "unprocessabl", "unrecogni", "incorrect", "parameter", "deserializ") ||
 		f.has("bad request", "not supported", "must be", "is required", "required", "missing", "unknown parameter")
 }
