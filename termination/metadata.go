@@ -17,9 +17,11 @@ const (
 	rankOrdinary  = 0
 	rankSuspended = 10
 	rankCancelled = 20
+	rankTimeout   = 25
 	rankProvider  = 30
 	rankOverflow  = 40
 	rankTruncated = 50
+	rankFailure   = 90 // a failed response's own error, read as an error
 	rankRefusal   = 100
 )
 
@@ -36,6 +38,7 @@ var (
 	classOverflow  = stopClass{ContextOverflow, rankOverflow}
 	classProvider  = stopClass{ProviderError, rankProvider}
 	classCancelled = stopClass{Cancelled, rankCancelled}
+	classTimeout   = stopClass{Timeout, rankTimeout}
 	classSuspended = stopClass{Suspended, rankSuspended}
 	classUnknown   = stopClass{Unknown, rankUnknown}
 )
@@ -54,6 +57,8 @@ var stopTokens = map[string]stopClass{
 	"stop string found": classCompleted, "word": classCompleted, "stop word": classCompleted,
 	"endoftext": classCompleted, "end of text": classCompleted, "finish": classCompleted,
 	"finished": classCompleted, "succeeded": classCompleted,
+	// Ollama's load and unload answer a request that asked only to load or unload the model.
+	"load": classCompleted, "unload": classCompleted,
 
 	// Refusals: the model or the provider's safety system declined. Gemini's whole set
 	// (safety, recitation, language, blocklist, prohibited content, SPII and the image ones),
@@ -64,6 +69,7 @@ var stopTokens = map[string]stopClass{
 	"language": classRefusal, "blocklist": classRefusal, "prohibited content": classRefusal,
 	"spii": classRefusal, "image safety": classRefusal, "image prohibited content": classRefusal,
 	"image recitation": classRefusal, "error toxic": classRefusal, "sensitive": classRefusal,
+	"model armor": classRefusal, // Vertex: blocked by Model Armor
 
 	// Truncation against the output cap: length (OpenAI, Ollama, vLLM), max tokens (Anthropic,
 	// Bedrock, Gemini, Cohere), model length (Mistral), max output tokens (Responses), limit
@@ -77,7 +83,7 @@ var stopTokens = map[string]stopClass{
 	// length reached; Cohere's ERROR_LIMIT, "the model's context limit was reached").
 	"model context window exceeded": classOverflow, "context length reached": classOverflow,
 	"context length exceeded": classOverflow, "context window exceeded": classOverflow,
-	"error limit": classOverflow,
+	"error limit": classOverflow, "max prompt tokens": classOverflow, // Assistants: the prompt budget
 
 	// Provider-side failures on a completed response: a malformed generation (Gemini,
 	// Bedrock), Cohere ERROR, Z.ai network error, DeepSeek insufficient system resource, a
@@ -93,8 +99,12 @@ var stopTokens = map[string]stopClass{
 	"aborted": classCancelled, "user cancel": classCancelled, "user stopped": classCancelled,
 	"client cancelled": classCancelled,
 
-	// Anthropic's pause_turn parks a long server-tool turn, to be sent back as it is.
-	"pause turn": classSuspended,
+	// Anthropic's pause_turn parks a long server-tool turn, and compaction stops after a
+	// compaction block; both are to be sent back so the model continues.
+	"pause turn": classSuspended, "compaction": classSuspended,
+
+	// An Assistants run that ran past its expires_at.
+	"expired": classTimeout,
 
 	// Tokens that say nothing about why: Gemini OTHER and UNSPECIFIED, a Responses or Realtime
 	// object still incomplete (its reason, read beside it, decides).
@@ -208,7 +218,8 @@ func (s *stopScan) token(v any) {
 			s.add("finish_reason_"+strconv.FormatFloat(x, 'f', -1, 64), classUnknown, "")
 		}
 	case map[string]any:
-		for _, k := range [...]string{"type", "reason"} {
+		// The AI SDK's {"unified","raw"}: the raw token tells the fact the unified one hides.
+		for _, k := range [...]string{"raw", "type", "reason", "unified"} {
 			if t, ok := x[k].(string); ok && t != "" {
 				s.token(t)
 				return
@@ -278,8 +289,19 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		}
 	}
 	slices.Sort(keys[n:])
+	_, hasCompletedAt := m["completed_at"]
+	_, hasError := m["error"]
+	_, hasOutput := m["output"]
 	responseLike := key == "response" || m["object"] == "response" || m["object"] == "realtime.response" ||
-		m["object"] == "thread.run" || m["incomplete_details"] != nil || m["status_details"] != nil
+		m["object"] == "thread.run" || m["incomplete_details"] != nil || m["status_details"] != nil ||
+		hasCompletedAt || m["started_at"] != nil || m["expires_at"] != nil || hasError || hasOutput
+	// A Responses stream event names its end in its type: response.failed, response.completed.
+	if typ, _ := m["type"].(string); strings.HasPrefix(typ, "response.") && terminalStatus[strings.TrimPrefix(typ, "response.")] {
+		s.token(strings.TrimPrefix(typ, "response."))
+		if r, ok := m["response"].(map[string]any); ok && strings.HasSuffix(typ, ".failed") {
+			s.failure(r)
+		}
+	}
 	for _, k := range keys {
 		v := m[k]
 		switch {
@@ -295,7 +317,16 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		case k == "status" && responseLike:
 			if st, _ := v.(string); terminalStatus[strings.ToLower(st)] {
 				s.token(st)
+				if strings.EqualFold(st, "failed") {
+					s.failure(m)
+				}
 			}
+		case k == "refusal":
+			// OpenAI's message.refusal: the model declined, whatever the finish says.
+			if t, ok := v.(string); ok && strings.TrimSpace(t) != "" {
+				s.add("refusal", classRefusal, "openai")
+			}
+			continue
 		case (k == "incomplete_details" || k == "status_details") && v != nil:
 			if d, ok := v.(map[string]any); ok {
 				if r, ok := d["reason"].(string); ok && r != "" {
@@ -310,7 +341,46 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		case k == stopGuardrailKey && v == "INTERVENED":
 			s.add("guardrail_intervened", classRefusal, "bedrock")
 		}
-		s.walk(v, k, depth+1)
+		if !stopOpaque[k] {
+			s.walk(v, k, depth+1)
+		}
+	}
+}
+
+// stopOpaque are the keys whose values are content (the answer, a tool's input or result),
+// where a finish token belongs to something else (a tool's own model call), never the turn.
+var stopOpaque = map[string]bool{
+	"content": true, "parts": true, "tool_calls": true, "input": true, "arguments": true, "output_text": true,
+}
+
+// failure reads the error a failed response object carries (error, last_error, or
+// status_details.error) as an error, so a failed response that says insufficient_quota or
+// rate_limit_exceeded means what the same error means to [Classify].
+func (s *stopScan) failure(m map[string]any) {
+	e, _ := m["error"].(map[string]any)
+	if e == nil {
+		e, _ = m["last_error"].(map[string]any)
+	}
+	if e == nil {
+		if d, ok := m["status_details"].(map[string]any); ok {
+			e, _ = d["error"].(map[string]any)
+		}
+	}
+	var api APIError
+	switch x := m["error"].(type) {
+	case string:
+		api.Message = x
+	}
+	if e != nil {
+		api.Type, _ = e["type"].(string)
+		api.Code, _ = e["code"].(string)
+		api.Message, _ = e["message"].(string)
+	}
+	if api.Type == "" && api.Code == "" && api.Message == "" {
+		return
+	}
+	if c := Classify(&api); c.Category != Unknown && c.Category != InvalidRequest {
+		s.add(strings.ToLower(firstOf(api.Code, api.Type, "failed")), stopClass{c.Category, rankFailure}, "")
 	}
 }
 

@@ -274,7 +274,7 @@ func TestReadStopToken(t *testing.T) {
 		{"Responses reason without object", `{"incomplete_details":{"reason":"max_output_tokens"}}`, "max_output_tokens", true},
 		{"Responses in progress", `{"object":"response","status":"in_progress","incomplete_details":null}`, "", false},
 		{"Responses queued", `{"object":"response","status":"queued"}`, "", false},
-		{"Responses failed", `{"object":"response","status":"failed","error":{"code":"server_error","message":"boom"},"incomplete_details":null}`, "failed", true},
+		{"Responses failed", `{"object":"response","status":"failed","error":{"code":"server_error","message":"boom"},"incomplete_details":null}`, "server_error", true},
 		{"a status that is not a Responses object", `{"status":"completed"}`, "", false},
 
 		{"choices[0]", `{"choices":[{"index":0,"finish_reason":"stop"}]}`, "stop", true},
@@ -338,9 +338,9 @@ func TestClassifyStop(t *testing.T) {
 		{name: "Gemini FINISH_REASON_UNSPECIFIED", fragment: `{"candidates":[{"finishReason":"FINISH_REASON_UNSPECIFIED"}]}`,
 			want: Classification{Category: Unknown, Provider: "google", Detail: "finish_reason_unspecified"}, ok: true},
 		{name: "Responses failed is a provider fault", fragment: `{"object":"response","status":"failed","incomplete_details":null,"error":{"code":"server_error"}}`,
-			want: Classification{Category: ProviderError, Provider: "openai", Detail: "failed"}, ok: true, interesting: true},
+			want: Classification{Category: ProviderError, Provider: "openai", Detail: "server_error"}, ok: true, interesting: true},
 		{name: "Ollama load", fragment: `{"model":"llama3.2","created_at":"2025-07-30T09:12:44Z","message":{"role":"assistant","content":""},"done_reason":"load","done":true}`,
-			want: Classification{Category: Unknown, Provider: "ollama", Detail: "load"}, ok: true},
+			want: Classification{Category: Completed, Provider: "ollama", Detail: "load"}, ok: true},
 
 		// Provider: a refusal's family first, then the argument, then the shape.
 		{name: "refusal family beats the argument", provider: "groq", fragment: `{"choices":[{"finish_reason":"content_filter"}]}`,
@@ -469,7 +469,7 @@ func TestVercelMapping(t *testing.T) {
 		{"anthropic", `{"type":"message","stop_reason":"max_tokens"}`, "length", OutputTruncated, ""},
 		{"anthropic", `{"type":"message","stop_reason":"model_context_window_exceeded"}`, "length", ContextOverflow,
 			"the window ran out, not the output cap: reduce-context is the remedy"},
-		{"anthropic", `{"type":"message","stop_reason":"compaction"}`, "other", Unknown, ""},
+		{"anthropic", `{"type":"message","stop_reason":"compaction"}`, "other", Suspended, "Anthropic stops after writing a compaction block, to be continued: kin of pause_turn"},
 		// Google Generative AI.
 		{"google", `{"candidates":[{"finishReason":"STOP"}]}`, "stop", Completed, ""},
 		{"google", `{"candidates":[{"finishReason":"MAX_TOKENS"}]}`, "length", OutputTruncated, ""},
