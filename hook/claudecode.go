@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/termination"
 	"github.com/stopgate/stopgate/transcript"
 )
 
@@ -117,7 +118,8 @@ func ClaudeCode(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 	if opts != nil {
 		o = *opts
 	}
-	return invokeHook(ctx, stdin, stdout, stderr, o, o.decide, func(d stopgate.Decision, event string) ([]byte, string) {
+	decide := o.withStopFailure(Harness, Provider, termination.SiteHookClaudeCodeStopFailure, o.decide)
+	return invokeHook(ctx, stdin, stdout, stderr, o, decide, func(d stopgate.Decision, event string) ([]byte, string) {
 		return encodeAnswer(d, event, o.Style)
 	})
 }

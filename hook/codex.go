@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/termination"
 	"github.com/stopgate/stopgate/transcript"
 )
 
@@ -38,7 +39,8 @@ func Codex(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts 
 	if opts != nil {
 		o = *opts
 	}
-	return invokeHook(ctx, stdin, stdout, stderr, o, o.decideCodex, func(d stopgate.Decision, event string) ([]byte, string) {
+	decide := o.withStopFailure(HarnessCodex, ProviderOpenAI, termination.SiteHookCodexStopFailure, o.decideCodex)
+	return invokeHook(ctx, stdin, stdout, stderr, o, decide, func(d stopgate.Decision, event string) ([]byte, string) {
 		return encodeAnswer(d, event, StyleBlock)
 	})
 }

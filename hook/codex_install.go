@@ -35,7 +35,7 @@ func IsCodexHookCommand(command string) bool {
 // codexHooks is the Codex hooks.json: the same shape and handler as Claude Code's settings.
 var codexHooks = hooksFile{
 	err:        ErrCodexHooks,
-	events:     claudeCodeSettings.events,
+	events:     []string{EventStop, EventSubagentStop},
 	ours:       IsCodexHookCommand,
 	newHandler: claudeCodeSettings.newHandler,
 }

@@ -83,7 +83,7 @@ type hooksFile struct {
 // claudeCodeSettings is the Claude Code settings.json.
 var claudeCodeSettings = hooksFile{
 	err:    ErrSettings,
-	events: []string{EventStop, EventSubagentStop},
+	events: []string{EventStop, EventSubagentStop, EventStopFailure},
 	ours:   IsHookCommand,
 	newHandler: func(command string) object {
 		return object{
@@ -128,7 +128,8 @@ func (f hooksFile) edit(path string, create bool, editEvent func(hooks *object, 
 	})
 }
 
-// Install adds command as a command hook for Stop and for SubagentStop to the Claude Code
+// Install adds command as a command hook for Stop, SubagentStop and StopFailure (which records
+// why a run ended on an API error, and never blocks) to the Claude Code
 // settings file at settingsPath, creating the file (and its directory) if it does not exist.
 // It reports whether the file changed.
 //
@@ -142,7 +143,7 @@ func Install(settingsPath string, command string) (changed bool, err error) {
 	return claudeCodeSettings.install(settingsPath, command)
 }
 
-// Uninstall removes the handlers IsHookCommand recognises from the Stop and SubagentStop hooks
+// Uninstall removes the handlers IsHookCommand recognises from the Stop, SubagentStop and StopFailure hooks
 // of the Claude Code settings file at settingsPath, and reports whether the file changed.
 // Matcher groups, events and the "hooks" object left empty by the removal are removed too;
 // everything else is kept as Install keeps it. A missing file is no error and no change.
