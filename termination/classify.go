@@ -180,7 +180,7 @@ func errnoName(e syscall.Errno) string {
 //  9. A status bucket: 5xx (529 included) rate_limited on rate wording, else provider_error,
 //     even when its text speaks of the transport (a gateway's 503 "upstream connect error" is
 //     the provider's fault); 4xx auth_failed on credential wording, else invalid_request.
-// 10. With no status, wording in this order: rate (when no transport word is there), a
+//  10. With no status, wording in this order: rate (when no transport word is there), a
 //     stream cut short, certificate trust
 //     (auth_failed), credentials (auth_failed), transport (network_error), rate, a model that
 //     does not exist (invalid_request), empty output (empty_response), output truncated, a
@@ -229,7 +229,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed, "billing")
 	case f.overflow(status):
 		return say(ContextOverflow, "overflow")
-	case f.filter() || bodyRefusal(a.Body):
+	case f.filter() || (!b.object && bodyRefusal(a.Body)):
 		return say(ContentRefusal, "filter")
 	case f.abort():
 		return say(Cancelled, "abort")
