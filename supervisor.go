@@ -169,6 +169,9 @@ func (d *decider) nudge(c Check, v Verdict, msg, why string, r *termination.Reas
 	d.dec.Verdict, d.dec.Check, d.dec.Message, d.dec.Reason = v, c, msg, nil
 	if v == Retry {
 		d.dec.Reason = r
+		if r != nil {
+			d.dec.RetryAfter = r.RetryAfter
+		}
 	}
 	return true
 }

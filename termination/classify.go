@@ -315,8 +315,8 @@ func statusInText(msg string) int {
 }
 
 var (
-	reStatusLead   = regexp.MustCompile(`(?i)(?:error code|status code|status|http(?:/[\d.]+)?|error)[:= ]+\[?([45]\d\d)`)
-	reStatusPhrase = regexp.MustCompile(`([45]\d\d) ([A-Za-z][A-Za-z -]{2,40})`)
+	reStatusLead   = regexp.MustCompile(`(?i)\b(?:error code|status code|status|http(?:/[\d.]+)?|error)[:= ]+\[?([45]\d\d)\b`)
+	reStatusPhrase = regexp.MustCompile(`\b([45]\d\d) ([A-Za-z][A-Za-z -]{2,40})`)
 )
 
 func firstDuration[T ~int64](ds ...T) T {

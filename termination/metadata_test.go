@@ -641,7 +641,10 @@ func TestClassifyStopBareToken(t *testing.T) {
 	// Every recognised token, in snake, upper and camel case, means what the table says.
 	for words, cls := range stopTokens {
 		snake := strings.ReplaceAll(words, " ", "_")
-		camel := strings.ReplaceAll(strings.Title(words), " ", "") //nolint:staticcheck // ASCII words
+		var camel string
+		for _, w := range strings.Fields(words) {
+			camel += strings.ToUpper(w[:1]) + w[1:]
+		}
 		for _, spelled := range []string{snake, strings.ToUpper(snake), camel} {
 			if c, ok := ClassifyStop("", spelled); !ok || c.Category != cls.category || c.Detail != strings.ToLower(spelled) {
 				t.Errorf("ClassifyStop(%q) = %+v, %t; want %s", spelled, c, ok, cls.category)
