@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/claudecode"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -62,7 +64,7 @@ func TestTurns(t *testing.T) {
 		{"background", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckProcesses, ""},
 		{"todos", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckTodos, ""},
 		{"loop", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckLivelock, ""},
-		{"api_error", 0, termination.ProviderError, "", stopgate.Retry, stopgate.CheckError, ""},
+		{"api_error", 0, termination.ProviderError, "529", stopgate.Retry, stopgate.CheckError, ""},
 		{"interrupted", 0, termination.Cancelled, "", "", "", ""},
 		{"nudges", 0, termination.Completed, "end_turn", stopgate.Stop, stopgate.CheckCompleted, ""},
 		{"nudges", 1, termination.Completed, "end_turn", stopgate.Stop, stopgate.CheckCompleted, ""},
@@ -90,7 +92,7 @@ func TestTurns(t *testing.T) {
 		{"codex-endings", 0, termination.Cancelled, "interrupted", "", "", ""},
 		{"codex-endings", 1, termination.ContextOverflow, "context_window_exceeded", stopgate.Retry, stopgate.CheckError, ""},
 		{"codex-endings", 2, termination.RecursionLimit, "budget_limited", stopgate.Stop, stopgate.CheckError, ""},
-		{"codex-endings", 3, termination.AuthFailed, "", stopgate.Stop, stopgate.CheckError, ""},
+		{"codex-endings", 3, termination.AuthFailed, "401", stopgate.Stop, stopgate.CheckError, ""},
 		{"codex-endings", 4, termination.StreamCut, "response_stream_disconnected", stopgate.Retry, stopgate.CheckError, ""},
 
 		{"gemini-stall", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
@@ -169,6 +171,13 @@ func TestFiles(t *testing.T) {
 	rep := run(t, nil, filepath.Join(handwritten, "other"), missing, filepath.Join(handwritten, "claude-code", "stall.jsonl"))
 	if got, want := rep.Files.Skipped, map[string]int{skipUnknown: 2, "nothing to audit: no turns": 2}; !reflect.DeepEqual(got, want) {
 		t.Errorf("skipped %v, want %v (notes.txt, empty.jsonl; a Codex rollout and a Gemini CLI session with no prompt)", got, want)
+	}
+	named := map[string]string{}
+	for _, sk := range rep.Files.SkippedFiles {
+		named[filepath.Base(sk.Path)] = sk.Reason
+	}
+	if len(rep.Files.SkippedFiles) != 4 || named["notes.txt"] != skipUnknown || named["empty.jsonl"] != skipUnknown {
+		t.Errorf("skipped files %v; want the four named, notes.txt and empty.jsonl as %q", rep.Files.SkippedFiles, skipUnknown)
 	}
 	failed := map[string]string{}
 	for _, f := range rep.Failures {
@@ -271,7 +280,7 @@ func TestDetectClaudeCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (ClaudeCode{}).Detect("x.jsonl", []byte(tt.head)); got != tt.want {
+			if got := (claudecode.Reader{}).Detect("x.jsonl", []byte(tt.head)); got != tt.want {
 				t.Errorf("Detect = %v, want %v", got, tt.want)
 			}
 		})
@@ -290,7 +299,7 @@ func TestPluggedReader(t *testing.T) {
 		Name:       "codex",
 		DetectFunc: func(p string, head []byte) bool { return bytes.Contains(head, []byte(`"session_meta"`)) },
 		ReadFunc: func(p string) ([]*Session, error) {
-			return []*Session{SessionOf(p, "codex", []stopgate.Turn{
+			return []*Session{harness.SessionOf(termination.SiteHookCodex, p, "codex", []stopgate.Turn{
 				{Harness: "codex", Session: "r1", Message: &stopgate.Message{Text: "Let me run the tests."}},
 				{Harness: "codex", Session: "r1", Message: &stopgate.Message{Text: "Done.", FinishReason: "length", Provider: "openai"}},
 			})}, nil
@@ -331,33 +340,6 @@ func TestPluggedReader(t *testing.T) {
 	}
 }
 
-// TestTurnEnding checks the order in which a Turn says how it ended.
-func TestTurnEnding(t *testing.T) {
-	tests := []struct {
-		name        string
-		turn        stopgate.Turn
-		interrupted bool
-		want        termination.Category
-		site        termination.Site
-	}{
-		{"nothing said", stopgate.Turn{Harness: "claude-code"}, false, termination.Completed, termination.SiteHookClaudeCode},
-		{"an interrupt wins", stopgate.Turn{Harness: "claude-code", Error: &stopgate.ErrorInfo{Status: 429}}, true, termination.Cancelled, termination.SiteHookClaudeCode},
-		{"an error", stopgate.Turn{Harness: "gemini-cli", Error: &stopgate.ErrorInfo{Status: 429}}, false, termination.RateLimited, termination.SiteHookGeminiCLI},
-		{"a Go error", stopgate.Turn{Err: context.Canceled}, false, termination.Cancelled, termination.SiteSupervisor},
-		{"an error beats the stop token", stopgate.Turn{Error: &stopgate.ErrorInfo{Message: "API Error: 529 overloaded"}, Message: &stopgate.Message{FinishReason: "stop_sequence", Provider: "anthropic"}}, false, termination.ProviderError, termination.SiteSupervisor},
-		{"a stop token", stopgate.Turn{Message: &stopgate.Message{FinishReason: "refusal", Provider: "anthropic"}}, false, termination.ContentRefusal, termination.SiteSupervisor},
-		{"an unknown stop token", stopgate.Turn{Message: &stopgate.Message{FinishReason: "FINISH_REASON_UNSPECIFIED", Provider: "google"}}, false, termination.Unknown, termination.SiteSupervisor},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := TurnEnding(tt.turn, tt.interrupted)
-			if r.Category != tt.want || r.Site != tt.site {
-				t.Errorf("TurnEnding = %s, want %s at %s", r, tt.want, tt.site)
-			}
-		})
-	}
-}
-
 // TestProgress checks that progress is reported once per file, in order, up to the total.
 func TestProgress(t *testing.T) {
 	var got []Progress
@@ -379,7 +361,7 @@ func TestProgress(t *testing.T) {
 func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	rep, err := Run(ctx, []string{handwritten}, nil)
+	rep, err := Run(ctx, []string{handwritten}, &Options{Readers: DefaultReaders()})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -307,11 +306,50 @@ func statusInText(msg string) int {
 	}
 	for _, m := range reStatusPhrase.FindAllStringSubmatch(msg, 4) {
 		n, _ := strconv.Atoi(m[1])
-		if t := http.StatusText(n); t != "" && strings.HasPrefix(strings.ToLower(m[2]), strings.ToLower(t)) {
+		if t := statusText(n); t != "" && strings.HasPrefix(strings.ToLower(m[2]), strings.ToLower(t)) {
 			return n
 		}
 	}
 	return 0
+}
+
+// statusText is the reason phrase of the 4xx and 5xx statuses providers and gateways send.
+func statusText(n int) string {
+	switch n {
+	case 400:
+		return "Bad Request"
+	case 401:
+		return "Unauthorized"
+	case 402:
+		return "Payment Required"
+	case 403:
+		return "Forbidden"
+	case 404:
+		return "Not Found"
+	case 408:
+		return "Request Timeout"
+	case 409:
+		return "Conflict"
+	case 413:
+		return "Payload Too Large"
+	case 422:
+		return "Unprocessable"
+	case 429:
+		return "Too Many Requests"
+	case 499:
+		return "Client Closed Request"
+	case 500:
+		return "Internal Server Error"
+	case 502:
+		return "Bad Gateway"
+	case 503:
+		return "Service Unavailable"
+	case 504:
+		return "Gateway Timeout"
+	case 529:
+		return "Overloaded"
+	}
+	return ""
 }
 
 var (

@@ -2,7 +2,6 @@ package termination
 
 import (
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -705,8 +704,8 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
 		return parseDelay(strconv.FormatFloat(secs, 'f', -1, 64) + "s")
 	}
-	t, err := http.ParseTime(v)
-	if err != nil {
+	t, ok := parseHTTPDate(v)
+	if !ok {
 		return 0, false
 	}
 	d := t.Sub(now)
@@ -714,6 +713,17 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return d, true
+}
+
+// parseHTTPDate reads an HTTP date in the three formats RFC 9110 allows (IMF-fixdate, RFC 850,
+// asctime), as net/http's ParseTime does; the termination package stays free of net/http.
+func parseHTTPDate(v string) (time.Time, bool) {
+	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // ParseErrorBody describes a provider's error response as an *APIError: provider and status as

@@ -170,8 +170,6 @@ const (
 	// SiteHookClaudeCodeStopFailure: Claude Code's StopFailure hook, which fires instead of Stop
 	// when the turn ended on an API error.
 	SiteHookClaudeCodeStopFailure Site = "hook.claude-code.stop-failure"
-	// SiteHookCodexStopFailure: the Codex CLI's StopFailure hook.
-	SiteHookCodexStopFailure Site = "hook.codex.stop-failure"
 	// SiteHookGeminiCLI: the Gemini CLI after-agent hook.
 	SiteHookGeminiCLI Site = "hook.gemini-cli"
 	// SiteModelCall: a one-shot model call made through stopgate's model package.
@@ -194,7 +192,7 @@ func Sites() []Site {
 		SiteTurnError, SiteOverflowCompact, SiteOverflowCompactExhausted,
 		SiteCancelled, SiteStreamCutRetry,
 		SiteToolErrorBudget, SiteToolLoopGuard, SiteSupervisor, SiteHookClaudeCode, SiteHookCodex,
-		SiteHookClaudeCodeStopFailure, SiteHookCodexStopFailure, SiteHookGeminiCLI, SiteModelCall, SiteStallClassifier, SiteToolCallSalvage,
+		SiteHookClaudeCodeStopFailure, SiteHookGeminiCLI, SiteModelCall, SiteStallClassifier, SiteToolCallSalvage,
 		SiteClassifyError, SiteClassifyStop,
 	}
 }
