@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -222,7 +221,7 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.recursion():
 		return say(RecursionLimit, "recursion limit")
-	case status == 413 || requestExceedsLimit(f.norm):
+	case status == 413 || f.requestExceedsLimit():
 		return say(ContextOverflow, "overflow")
 	case status == 402 || f.billing(a.Provider, b.quotas):
 		return say(AuthFailed, "billing")
@@ -296,66 +295,136 @@ func bodyRefusal(body string) bool {
 	return ok && c.Category == ContentRefusal
 }
 
-// statusInText reads an HTTP status an SDK or gateway wrote into its message: a number
-// followed by its reason phrase ("502 Bad Gateway", "429 Too Many Requests"), or after
-// "status", "status code", "error code" or "HTTP" ("Error code: 402 - …"). Zero when none.
+// statusInText reads an HTTP status an SDK or gateway wrote into its message: a 4xx or 5xx
+// number after "status", "code", "error" or "HTTP" ("Error code: 402 - …", "HTTP/1.1 502"),
+// else one followed by its reason phrase ("502 Bad Gateway", "429 Too Many Requests"). Zero
+// when none.
 func statusInText(msg string) int {
-	if m := reStatusLead.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n
+	if msg == "" {
+		return 0
 	}
-	for _, m := range reStatusPhrase.FindAllStringSubmatch(msg, 4) {
-		n, _ := strconv.Atoi(m[1])
-		if t := statusText(n); t != "" && strings.HasPrefix(strings.ToLower(m[2]), strings.ToLower(t)) {
+	var w wordWriter
+	w.add(msg)
+	ws := strings.Fields(w.b.String())
+	for i := 1; i < len(ws); i++ {
+		n := statusWord(ws[i])
+		if n == 0 {
+			continue
+		}
+		prev := ws[i-1]
+		if i >= 3 && ws[i-3] == "http" && isNumber(ws[i-2]) && isNumber(prev) {
+			return n // HTTP/1.1 502
+		}
+		switch prev {
+		case "status", "code", "error", "http":
+			return n
+		}
+	}
+	for i, word := range ws {
+		n := statusWord(word)
+		if n == 0 {
+			continue
+		}
+		if t := statusText(n); t != "" && strings.HasPrefix(strings.Join(ws[i+1:min(i+5, len(ws))], " ")+" ", t+" ") {
 			return n
 		}
 	}
 	return 0
 }
 
-// statusText is the reason phrase of the 4xx and 5xx statuses providers and gateways send.
+// statusWord is a word as a 4xx or 5xx status; zero when it is not one.
+func statusWord(w string) int {
+	if len(w) != 3 || (w[0] != '4' && w[0] != '5') || !isNumber(w) {
+		return 0
+	}
+	n, _ := strconv.Atoi(w)
+	return n
+}
+
+func isNumber(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// statusText is the reason phrase of a 4xx or 5xx status as net/http names it, in words; ""
+// for a status it does not name.
 func statusText(n int) string {
 	switch n {
 	case 400:
-		return "Bad Request"
+		return "bad request"
 	case 401:
-		return "Unauthorized"
+		return "unauthorized"
 	case 402:
-		return "Payment Required"
+		return "payment required"
 	case 403:
-		return "Forbidden"
+		return "forbidden"
 	case 404:
-		return "Not Found"
+		return "not found"
+	case 405:
+		return "method not allowed"
+	case 406:
+		return "not acceptable"
+	case 407:
+		return "proxy authentication required"
 	case 408:
-		return "Request Timeout"
+		return "request timeout"
 	case 409:
-		return "Conflict"
+		return "conflict"
+	case 410:
+		return "gone"
+	case 411:
+		return "length required"
+	case 412:
+		return "precondition failed"
 	case 413:
-		return "Payload Too Large"
+		return "request entity too large"
+	case 414:
+		return "request uri too long"
+	case 415:
+		return "unsupported media type"
 	case 422:
-		return "Unprocessable"
+		return "unprocessable entity"
+	case 423:
+		return "locked"
+	case 424:
+		return "failed dependency"
+	case 425:
+		return "too early"
+	case 426:
+		return "upgrade required"
+	case 428:
+		return "precondition required"
 	case 429:
-		return "Too Many Requests"
-	case 499:
-		return "Client Closed Request"
+		return "too many requests"
+	case 431:
+		return "request header fields too large"
+	case 451:
+		return "unavailable for legal reasons"
 	case 500:
-		return "Internal Server Error"
+		return "internal server error"
+	case 501:
+		return "not implemented"
 	case 502:
-		return "Bad Gateway"
+		return "bad gateway"
 	case 503:
-		return "Service Unavailable"
+		return "service unavailable"
 	case 504:
-		return "Gateway Timeout"
-	case 529:
-		return "Overloaded"
+		return "gateway timeout"
+	case 505:
+		return "http version not supported"
+	case 507:
+		return "insufficient storage"
+	case 508:
+		return "loop detected"
+	case 511:
+		return "network authentication required"
 	}
 	return ""
 }
-
-var (
-	reStatusLead   = regexp.MustCompile(`(?i)\b(?:error code|status code|status|http(?:/[\d.]+)?|error)[:= ]+\[?([45]\d\d)\b`)
-	reStatusPhrase = regexp.MustCompile(`\b([45]\d\d) ([A-Za-z][A-Za-z -]{2,40})`)
-)
 
 func firstDuration[T ~int64](ds ...T) T {
 	for _, d := range ds {

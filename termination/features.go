@@ -1,7 +1,6 @@
 package termination
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -11,16 +10,21 @@ import (
 // features is a provider's error as words: its class name, type, codes and quota ids split
 // into words (RateLimitError, rate_limit_exceeded and RESOURCE_EXHAUSTED read as "rate limit
 // error", "rate limit exceeded", "resource exhausted"), then its message and every message the
-// body holds, lower-cased. norm is the words joined by single spaces, with a space at each end,
-// so a word or phrase is found with its boundaries (" over " is not in " overloaded ").
+// body holds, lower-cased. norm is the words joined by single spaces, with a space at each end.
 //
-// Each feature below is a small vocabulary of one kind of evidence, written as words a provider
-// of any kind uses, never as one provider's sentence; [providerEvidence] combines them.
+// The text is read once, word by word, against one vocabulary ([vocabulary]): each entry is a
+// word, a phrase of words, or a stem (the start of a word, written "stem*"), and names the kind
+// of evidence it is (a quantity, an exceeding, a filter word, a transport word, …). has then
+// says which kinds the text holds; [providerEvidence] combines the kinds by its one rule.
 type features struct {
 	norm string
-	// over is norm without the phrases in which "context" is not a quantity ("context deadline
-	// exceeded", "context canceled"), for the overflow rule.
-	over string
+	// has holds the kinds of evidence the text holds; over the same kinds outside the phrases
+	// in which "context" or "exceeded" is not a quantity ("context deadline exceeded",
+	// "context canceled"), for the overflow rule.
+	has, over kind
+	// nonASCII says the text holds a byte that is not ASCII, so the vocabulary of scripts
+	// written without spaces between words is worth looking for.
+	nonASCII bool
 }
 
 // maxFeatureText bounds the text the features read, in bytes.
@@ -28,28 +32,81 @@ const maxFeatureText = 16 << 10
 
 func readFeatures(a *APIError, b *ErrorBody) features {
 	var w wordWriter
+	w.b.Grow(len(a.Name) + len(a.Type) + len(a.Code) + len(a.Message) + 64)
 	w.add(a.Name)
 	w.add(a.Type)
 	w.add(a.Code)
 	for _, s := range b.codes {
-		w.add(s)
+		if s != a.Type && s != a.Code {
+			w.add(s)
+		}
 	}
 	for _, s := range b.quotas {
 		w.add(s)
 	}
 	w.add(a.Message)
 	for _, s := range b.texts {
-		w.add(s)
+		if s != a.Message {
+			w.add(s)
+		}
 	}
 	if !b.object && len(b.texts) == 0 {
 		w.add(a.Body)
 	}
-	f := features{norm: " " + w.b.String() + " "}
-	f.over = f.norm
-	for _, p := range [...]string{" context deadline exceeded ", " deadline exceeded ", " context canceled ", " context cancelled "} {
-		f.over = strings.ReplaceAll(f.over, p, " ")
-	}
+	f := features{norm: " " + w.b.String() + " ", nonASCII: w.nonASCII}
+	f.scan()
 	return f
+}
+
+// scan looks every word of the text up in the vocabulary, once.
+func (f *features) scan() {
+	norm := f.norm
+	masked := 0 // norm before this offset is inside a masking phrase
+	for pos := 1; pos < len(norm); {
+		end := pos + strings.IndexByte(norm[pos:], ' ')
+		if end < pos {
+			break
+		}
+		word, rest := norm[pos:end], norm[pos:]
+		var k kind
+		if e := vocab.words[word]; e != nil {
+			k |= e.word
+			for _, p := range e.phrases {
+				if strings.HasPrefix(rest, p.text) {
+					k |= p.kind
+					if p.kind&kMask != 0 {
+						masked = max(masked, pos+len(p.text))
+					}
+				}
+			}
+		}
+		if len(word) >= 3 {
+			for _, s := range vocab.stems[word[:3]] {
+				if strings.HasPrefix(rest, s.text) {
+					k |= s.kind
+				}
+			}
+		}
+		f.has |= k
+		if pos >= masked {
+			f.over |= k
+		}
+		pos = end + 1
+	}
+}
+
+// any reports whether the text holds a word of any of the kinds.
+func (f *features) any(k kind) bool { return f.has&k != 0 }
+
+// contains reports whether any of the strings is anywhere in the text: for scripts written
+// without spaces between words, and compounds.
+func (f *features) contains(subs ...string) bool {
+	for _, s := range subs {
+		if strings.Contains(f.norm, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // wordWriter writes text as lower-case words separated by single spaces. A word is a run of
@@ -57,8 +114,43 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 // thousands separator inside a number is dropped; the comparison signs > < >= <= ≥ ≤ are words
 // of their own; everything else separates.
 type wordWriter struct {
-	b strings.Builder
+	b        strings.Builder
+	nonASCII bool
 }
+
+// runeAt decodes the rune at s[i], ASCII without a call; 0 past the end.
+func runeAt(s string, i int) (rune, int) {
+	if i >= len(s) {
+		return 0, 0
+	}
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+func isAlnum(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func isUpper(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsUpper(r)
+}
+
+func isLower(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z'
+	}
+	return unicode.IsLower(r)
+}
+
+func isDigit(r rune) bool { return '0' <= r && r <= '9' }
 
 func (w *wordWriter) add(s string) {
 	if s == "" || w.b.Len() >= maxFeatureText {
@@ -70,19 +162,47 @@ func (w *wordWriter) add(s string) {
 	inWord := false
 	var prev rune
 	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		next, _ := utf8.DecodeRuneInString(s[i:])
+		var r rune
+		if c := s[i]; c < utf8.RuneSelf {
+			// The common case, ASCII, without a call per byte.
+			i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if !inWord {
+					w.space()
+				}
+				w.b.WriteByte(c)
+				inWord, prev = true, rune(c)
+				continue
+			case c == ' ' || c == '_' || c == '-' || c == '.' || c == ':' || c == '"' || c == '/' || c == '\'':
+				inWord, prev = false, rune(c)
+				continue
+			}
+			r = rune(c)
+		} else {
+			var n int
+			r, n = utf8.DecodeRuneInString(s[i:])
+			i += n
+		}
+		next, _ := runeAt(s, i)
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			boundary := inWord && unicode.IsUpper(r) &&
-				(unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)))
+		case isAlnum(r):
+			boundary := inWord && isUpper(r) &&
+				(isLower(prev) || isDigit(prev) || (isUpper(prev) && isLower(next)))
 			if !inWord || boundary {
 				w.space()
 			}
-			w.b.WriteRune(unicode.ToLower(r))
+			switch {
+			case 'A' <= r && r <= 'Z':
+				w.b.WriteByte(byte(r) + 'a' - 'A')
+			case r < utf8.RuneSelf:
+				w.b.WriteByte(byte(r))
+			default:
+				w.nonASCII = true
+				w.b.WriteRune(unicode.ToLower(r))
+			}
 			inWord = true
-		case r == ',' && unicode.IsDigit(prev) && unicode.IsDigit(next):
+		case r == ',' && isDigit(prev) && isDigit(next):
 			continue // 6,000
 		case r == '>' || r == '<' || r == '≥' || r == '≤':
 			w.space()
@@ -104,88 +224,105 @@ func (w *wordWriter) space() {
 	}
 }
 
-// has reports whether any of the words or phrases is in the text, whole.
-func (f *features) has(phrases ...string) bool {
-	for _, p := range phrases {
-		if strings.Contains(f.norm, " "+p+" ") {
-			return true
+// inputCap: a statement of the input's cap: "maximum context length", "max model len",
+// "maximum prompt length", "max input tokens": max or maximum, at most two words, a quantity
+// of the input, then a measure.
+func (f *features) inputCap() bool {
+	if !f.any(kMaxWord) {
+		return false
+	}
+	ws := strings.Fields(f.norm)
+	for i, w := range ws {
+		if w != "max" && w != "maximum" {
+			continue
+		}
+		for j := i + 1; j <= i+3 && j+1 < len(ws); j++ {
+			switch ws[j] {
+			case "context", "prompt", "input", "model", "sequence":
+				switch ws[j+1] {
+				case "length", "len", "size", "window", "token", "tokens":
+					return true
+				}
+			}
 		}
 	}
 	return false
 }
 
-// stem reports whether a word of the text begins with any of the stems.
-func (f *features) stem(stems ...string) bool {
-	for _, s := range stems {
-		if strings.Contains(f.norm, " "+s) {
-			return true
+// reduce: a request for less input: "reduce the length of the messages", "shorten your
+// prompt": reduce, shorten or trim, then within five words what to reduce.
+func (f *features) reduce() bool {
+	if !f.any(kReduceWord) {
+		return false
+	}
+	ws := strings.Fields(f.norm)
+	for i, w := range ws {
+		if w != "reduce" && w != "shorten" && w != "trim" {
+			continue
+		}
+		for j := i + 1; j <= i+5 && j < len(ws); j++ {
+			switch ws[j] {
+			case "length", "size", "prompt", "context", "input", "messages", "tokens":
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// contains reports whether any of the strings is anywhere in the text: for scripts written
-// without spaces between words.
-func (f *features) contains(subs ...string) bool {
-	for _, s := range subs {
-		if strings.Contains(f.norm, s) {
-			return true
+// requestExceedsLimit reports whether the text states a limit and a request larger than it:
+// "Limit 6000, Requested 20000", "requested 319487 tokens, max 300000".
+func (f *features) requestExceedsLimit() bool {
+	if !f.any(kRequested) {
+		return false
+	}
+	var limit, req int64 = -1, -1
+	ws := strings.Fields(f.norm)
+	for i := 0; i+1 < len(ws); i++ {
+		if !isNumber(ws[i+1]) {
+			continue
+		}
+		n, err := strconv.ParseInt(ws[i+1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch ws[i] {
+		case "limit", "max", "maximum":
+			if limit < 0 {
+				limit = n
+			}
+		case "requested":
+			if req < 0 {
+				req = n
+			}
 		}
 	}
-	return false
+	return limit >= 0 && req > limit
 }
-
-var (
-	// reInputCap is a statement of the input's cap: "maximum context length", "max model len",
-	// "maximum prompt length", "max input tokens".
-	reInputCap = regexp.MustCompile(` (max|maximum) (\S+ ){0,2}(context|prompt|input|model|sequence) (length|len|size|window|tokens?) `)
-	// reReduce asks for less input: "reduce the length of the messages", "shorten your prompt".
-	reReduce = regexp.MustCompile(` (reduce|shorten|trim) (\S+ ){0,4}(length|size|prompt|context|input|messages|tokens) `)
-	// reLimitCount and reRequestedCount read "Limit 6000, Requested 20000".
-	reLimitCount     = regexp.MustCompile(` (?:limit|max|maximum) (\d+) `)
-	reRequestedCount = regexp.MustCompile(` requested (\d+) `)
-)
 
 // overflow: the input is too large for the model. A quantity (tokens, characters, context,
 // window, prompt, input, length, size) together with either an exceeding against a limit
 // ("exceeds … maximum", "> 200000 maximum", "longer than … context"), or "too long", "too
 // large", "too many", "overflow", a request to reduce the input, or a statement of the input
-// cap. Two guards (a 429 counts as a per-time limit): an error about the output cap alone (max_tokens, completion tokens, with no
-// word of the input) is not an overflow; and a per-time rate limit is an overflow only when the
-// one request is larger than the limit ("Limit 6000, Requested 20000", "request too large").
+// cap. Two guards (a 429 counts as a per-time limit): an error about the output cap alone
+// (max_tokens, completion tokens, with no word of the input) is not an overflow; and a
+// per-time rate limit is an overflow only when the one request is larger than the limit
+// ("Limit 6000, Requested 20000", "request too large").
 func (f *features) overflow(status int) bool {
-	g := features{norm: f.over}
-	if !g.stem("token", "character", "chars", "context", "prompt", "input", "length", "ctx", "window", "payload", "size", "byte", "sequence") {
+	g := f.over
+	if g&kQuantity == 0 {
 		return false
 	}
-	input := g.stem("context", "prompt", "input", "ctx", "window", "payload", "message", "sequence", "conversation", "history")
-	output := g.stem("output", "completion", "generation") ||
-		g.has("max tokens", "max new tokens", "max completion tokens", "max output tokens", "num predict")
-	if output && !input {
+	if g&kOutput != 0 && g&kInput == 0 {
 		return false
 	}
-	if status == 429 || g.has("per minute", "per min", "per day", "per hour", "per second", "tpm", "rpm", "tpd", "rpd", "itpm", "otpm", "rate limit", "rate limited") {
-		return g.has("too large") || requestExceedsLimit(g.norm)
+	if status == 429 || g&kPerTime != 0 {
+		return g&kTooLarge != 0 || f.requestExceedsLimit()
 	}
-	if g.has("too long", "too large", "too big", "too many") || g.stem("overflow") ||
-		reReduce.MatchString(g.norm) || reInputCap.MatchString(g.norm) {
+	if g&(kTooLarge|kTooMuch) != 0 || f.reduce() || f.inputCap() {
 		return true
 	}
-	exceed := g.stem("exceed", "surpass") ||
-		g.has("over", "greater", "longer", "larger", "more than", "beyond", "above", ">", ">=", "<=", "≥", "≤")
-	limit := g.stem("limit", "maxim", "context", "window", "ctx", "capacit", "allow", "availab") || g.has("max")
-	return exceed && limit
-}
-
-// requestExceedsLimit reports whether the text states a limit and a request larger than it.
-func requestExceedsLimit(norm string) bool {
-	l, r := reLimitCount.FindStringSubmatch(norm), reRequestedCount.FindStringSubmatch(norm)
-	if l == nil || r == nil {
-		return false
-	}
-	limit, err1 := strconv.ParseInt(l[1], 10, 64)
-	req, err2 := strconv.ParseInt(r[1], 10, 64)
-	return err1 == nil && err2 == nil && req > limit
+	return g&kExceed != 0 && g&kLimit != 0
 }
 
 // filter: a provider's safety, moderation or content-policy block, in English or in the other
@@ -193,134 +330,82 @@ func requestExceedsLimit(norm string) bool {
 // "blocked", "filtered", "refused" and "risk" need a word of what was judged (content, prompt,
 // output) or of the judging (violation, detected, flagged, rejected, system).
 func (f *features) filter() bool {
-	if f.stem("moderat", "flagged", "harmful", "inappropriat", "prohibited", "guardrail", "unsafe",
-		"censor", "jailbreak", "objectionable", "offensive", "toxic", "nsfw") ||
-		f.has("responsible ai", "content filter", "content filtering", "content management", "safety system",
-			"safety filter", "safety filters", "data inspection", "high risk", "usage policy", "usage policies",
-			"content policy", "content policies", "acceptable use", "safety reasons", "safety concerns") {
+	if f.any(kFilterStrong) || f.has&kFilterSoft != 0 && f.has&kJudged != 0 {
 		return true
 	}
-	if f.stem("safety", "polic", "sensitive", "blocked", "filtered", "refus", "risk", "security warning") &&
-		f.stem("content", "violat", "block", "reject", "system", "usage", "trigger", "detect", "flag", "harm", "prompt", "response", "output", "input") {
+	if f.contains("richtlinie", "sicherheit") {
 		return true
 	}
-	return f.contains("安全", "敏感", "违规", "違規", "审核", "審核", "不当", "不當", "不適切", "违反", "有害", "风控", "風控",
-		"정책", "안전", "유해", "безопас", "модерац", "запрещ", "недопуст", "polític", "moderaci", "sécurité",
-		"modération", "richtlinie", "sicherheit", "sicurezza", "moderazion", "inapropiad", "inadequad")
+	return f.nonASCII && f.contains("安全", "敏感", "违规", "違規", "审核", "審核", "不当", "不當", "不適切", "违反", "有害", "风控", "風控",
+		"정책", "안전", "유해", "безопас", "модерац", "запрещ", "недопуст", "polític", "sécurité", "modération")
 }
 
 // billing: quota or credit exhausted, which only a person fixes (pay, change plan). Google
 // sends "check your plan and billing details" on every quota 429, per-minute ones included,
 // so for Google only a per-day quota or a zero limit counts.
 func (f *features) billing(provider string, quotas []string) bool {
-	perDay := f.has("per day", "daily", "perday", "monthly", "per month") && (f.stem("quota", "limit", "throttl", "allocation") || f.has("too many"))
-	upgrade := f.stem("upgrad") && f.stem("plan", "tier", "paid")
+	perDay := f.any(kPerDay) && f.any(kQuotaWord)
 	p := strings.ToLower(provider)
 	google := strings.HasPrefix(p, "google") || strings.HasPrefix(p, "gemini") || strings.HasPrefix(p, "vertex") ||
-		f.contains("googleapis") || len(quotas) > 0 || f.has("resource exhausted")
+		len(quotas) > 0 || f.any(kGoogle)
 	if google {
-		return perDay || f.has("limit 0") || (f.stem("free") && f.stem("tier") && f.has("doesn t", "not", "no"))
+		return perDay || f.any(kLimitZero) || (f.any(kFree) && f.any(kTier) && f.any(kNegation))
 	}
-	return perDay || upgrade || f.stem("billing", "arrear", "overdue", "credit") ||
-		f.has("insufficient quota", "insufficient balance", "insufficient funds", "payment required",
-			"exceeded your current quota", "check your plan", "can only afford")
+	upgrade := f.any(kUpgrade) && f.any(kPlan)
+	return perDay || upgrade || f.any(kBilling)
 }
 
 // recursion: an agent graph's recursion limit.
-func (f *features) recursion() bool { return f.has("recursion limit") }
+func (f *features) recursion() bool { return f.any(kRecursion) }
 
 // abort: the caller aborted, cancelled or interrupted the request. A connection that was
 // aborted ("Connection aborted", ECONNABORTED) is the transport's, not the caller's.
-func (f *features) abort() bool {
-	return (f.stem("abort", "cancel", "interrupt") || f.has("client closed request")) &&
-		!f.stem("connect", "econn", "socket", "deadline")
-}
+func (f *features) abort() bool { return f.any(kAbort) && !f.any(kConnection) }
 
-// streamCut: a response that began and broke off.
+// streamCut: a response that began and broke off. A process that terminated crashed; nothing
+// was cut.
 func (f *features) streamCut() bool {
-	if f.has("exit status") || f.stem("process") {
-		return false // a process that terminated crashed; nothing was cut
+	if f.any(kProcess) {
+		return false
 	}
-	return f.stem("premature") || (f.has("streaming", "stream idle", "mid stream") && f.stem("connect", "idle", "partial")) ||
-		f.has("partial response", "incomplete read", "incomplete chunked", "chunked encoding", "stream ended", "ended unexpectedly",
-			"terminated", "stream closed", "stream disconnected", "stream interrupted", "response ended", "body ended",
-			"unexpected end of stream")
+	return f.any(kCut) || f.any(kStreaming) && f.any(kStreamBreak)
 }
 
 // timeout: a deadline passed.
-func (f *features) timeout() bool {
-	return f.stem("timeout", "etimedout", "timedout") ||
-		f.has("timed out", "time out", "deadline exceeded", "deadline", "took too long")
-}
+func (f *features) timeout() bool { return f.any(kTimeout) }
 
 // untrusted: a TLS certificate the client would not trust.
-func (f *features) untrusted() bool {
-	return f.stem("certificate", "x509", "cert") &&
-		(f.stem("verif", "untrust", "selfsigned", "expired", "issuer") ||
-			f.has("self signed", "unknown authority", "not trusted", "hostname mismatch", "invalid"))
-}
+func (f *features) untrusted() bool { return f.any(kCertificate) && f.any(kUntrusted) }
 
 // transport: the request never completed at the transport level.
-func (f *features) transport() bool {
-	return f.stem("connect", "disconnect", "socket", "econn", "enotfound", "eai", "epipe", "ehostunreach",
-		"enetunreach", "enetdown", "getaddrinfo", "unreachable", "handshake", "dns", "network", "goaway") ||
-		f.has("peer", "reset", "refused", "eof", "tls", "ssl", "no such host", "name resolution", "resolve host",
-			"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe", "name or service not known",
-			"nodename nor servname")
-}
+func (f *features) transport() bool { return f.any(kTransport) }
 
 // rate: a rate limit or throttle.
 func (f *features) rate() bool {
-	return f.stem("ratelimit", "throttl", "quota", "rate limit") ||
-		f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多") ||
-		f.has("too many requests", "resource exhausted", "requests per",
-			"tokens per", "tpm", "rpm", "slow down", "concurrency limit", "concurrent requests")
+	return f.any(kRate) || f.nonASCII && f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多")
 }
 
-// credentials: a missing, wrong or unauthorised credential.
+// credentials: a missing, wrong or unauthorised credential, or an account that may not be
+// used.
 func (f *features) credentials() bool {
-	return f.stem("unauthori", "unauthenticat", "authenticat", "forbidden", "credential", "apikey", "oauth", "permission") ||
-		f.has("api key", "api token", "access denied", "access is denied", "not authorized", "access token", "invalid token",
-			"token expired", "expired token") ||
-		(f.has("account") && f.stem("inactive", "suspend", "disabled", "deactivat", "banned", "lock"))
+	return f.any(kCredentials) || f.any(kAccount) && f.any(kAccountBarred)
 }
 
 // noModel: the model asked for does not exist.
-func (f *features) noModel() bool {
-	return f.stem("model") &&
-		f.has("not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
-			"not a valid model", "try pulling", "pull the model")
-}
+func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
 
 // empty: the provider answered with nothing: "no output", "none were returned", "response is
 // empty", "without sending any chunks".
-func (f *features) empty() bool {
-	what := []string{"output", "response", "content", "completion", "reply", "text", "result", "message",
-		"choices", "candidates", "object", "chunks", "generation"}
-	for _, w := range what {
-		if f.has("no "+w, "empty "+w, w+" is empty", w+" was empty", "without sending any "+w) {
-			return true
-		}
-	}
-	return f.has("none were returned", "returned nothing", "or empty") || (f.stem("empty") && f.has("none"))
-}
+func (f *features) empty() bool { return f.any(kEmpty) || f.any(kEmptyWord) && f.any(kNone) }
 
 // truncated: the answer was cut off against the output cap ("the length limit was reached",
 // LengthFinishReasonError, "response too long").
 func (f *features) truncated() bool {
-	return f.has("length finish reason", "finish reason length", "response too long", "output too long") ||
-		(f.has("length limit", "token limit", "output limit", "max tokens") && f.stem("reach"))
+	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach)
 }
 
 // providerFault: the provider failed on its side.
-func (f *features) providerFault() bool {
-	return f.stem("overload", "internal", "unavailable", "upstream", "crash", "panic", "segfault", "segmentation") ||
-		f.has("server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
-			"temporarily", "backend error", "server had an error", "busy", "capacity")
-}
+func (f *features) providerFault() bool { return f.any(kFault) }
 
 // invalid: the request itself is malformed.
-func (f *features) invalid() bool {
-	return f.stem("invalid", "malformed", "unsupported", "validat", "unprocessabl", "unrecogni", "incorrect", "parameter", "deserializ") ||
-		f.has("bad request", "not supported", "must be", "is required", "required", "missing", "unknown parameter")
-}
+func (f *features) invalid() bool { return f.any(kInvalid) }

@@ -116,22 +116,32 @@ var stopTokens = map[string]stopClass{
 // cap or length a truncation, an abort or a cancel a cancellation, an error or a failure a
 // provider fault, a stop, end or finish an ordinary end. Anything else is unknown.
 func stopWords(words string) stopClass {
-	f := features{norm: " " + words + " "}
+	norm := " " + words + " "
 	switch {
-	case f.stem("safety", "filter", "block", "prohibit", "refus", "moderat", "toxic", "guardrail", "recitation", "sensitive"):
+	case hasStem(norm, "safety", "filter", "block", "prohibit", "refus", "moderat", "toxic", "guardrail", "recitation", "sensitive"):
 		return classRefusal
-	case f.stem("context", "window") && f.stem("exceed", "limit", "reach", "overflow", "full"):
+	case hasStem(norm, "context", "window") && hasStem(norm, "exceed", "limit", "reach", "overflow", "full"):
 		return classOverflow
-	case f.stem("max", "length", "limit", "truncat"):
+	case hasStem(norm, "max", "length", "limit", "truncat"):
 		return classTruncated
-	case f.stem("abort", "cancel", "interrupt"):
+	case hasStem(norm, "abort", "cancel", "interrupt"):
 		return classCancelled
-	case f.stem("error", "fail", "malformed"):
+	case hasStem(norm, "error", "fail", "malformed"):
 		return classProvider
-	case f.stem("stop", "end", "eos", "complete", "finish", "done"):
+	case hasStem(norm, "stop", "end", "eos", "complete", "finish", "done"):
 		return classCompleted
 	}
 	return classUnknown
+}
+
+// hasStem reports whether a word of the normalised text begins with any of the stems.
+func hasStem(norm string, stems ...string) bool {
+	for _, s := range stems {
+		if strings.Contains(norm, " "+s) {
+			return true
+		}
+	}
+	return false
 }
 
 // stopMeaning returns what a token means and its spelling as words.
