@@ -137,15 +137,16 @@ func readText(s string, depth int) ErrorBody {
 		return ErrorBody{}
 	}
 	if s[0] == '{' || s[0] == '[' || s[0] == '"' {
-		var v json.RawMessage
-		if json.Unmarshal([]byte(s), &v) == nil {
-			if e := readValue(v, depth); e.found() {
+		if e, ok := readJSON([]byte(s), depth); ok {
+			if e.found() {
 				return e
 			}
 		}
 	}
-	if e := readEmbedded(s, depth); e.found() {
-		return e
+	if strings.IndexByte(s, '{') >= 0 {
+		if e := readEmbedded(s, depth); e.found() {
+			return e
+		}
 	}
 	if e := scrape(s); e.found() {
 		if strings.ContainsRune(e.Message, '{') {
@@ -179,34 +180,39 @@ func plainMessage(s string) string {
 	return s[:cut] + "…"
 }
 
-// readValue reads one decoded JSON value: an object, a string holding a body, or an array
-// whose first readable element is the error (Gemini's stream).
-func readValue(v json.RawMessage, depth int) ErrorBody {
+// readJSON reads one JSON value, with one Unmarshal for the shape its first byte names: an
+// object, a string holding a body, or an array whose first readable element is the error
+// (Gemini's stream). ok is false when it is not JSON.
+func readJSON(v []byte, depth int) (ErrorBody, bool) {
 	switch firstByte(v) {
 	case '{':
 		var o errorObject
-		if json.Unmarshal(v, &o) == nil {
-			return o.read(depth)
+		if err := json.Unmarshal(v, &o); err != nil {
+			return ErrorBody{}, false
 		}
+		return o.read(depth), true
 	case '"':
 		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return readText(s, depth+1)
+		if err := json.Unmarshal(v, &s); err != nil {
+			return ErrorBody{}, false
 		}
+		return readText(s, depth+1), true
 	case '[':
 		var items []json.RawMessage
-		if json.Unmarshal(v, &items) == nil {
-			for _, it := range items {
-				if e := readValue(it, depth+1); e.found() {
-					return e
-				}
+		if err := json.Unmarshal(v, &items); err != nil {
+			return ErrorBody{}, false
+		}
+		for _, it := range items {
+			if e, _ := readJSON(it, depth+1); e.found() {
+				return e, true
 			}
 		}
+		return ErrorBody{}, true
 	}
-	return ErrorBody{}
+	return ErrorBody{}, false
 }
 
-func firstByte(v json.RawMessage) byte {
+func firstByte(v []byte) byte {
 	for _, c := range v {
 		switch c {
 		case ' ', '\t', '\r', '\n':
@@ -217,74 +223,102 @@ func firstByte(v json.RawMessage) byte {
 	return 0
 }
 
-// errorObject is one error object, in the union of the providers' shapes. Every field is a
-// flexText or raw JSON, so no provider's choice of type makes the decoding fail.
+// errorObject is one error object, in the union of the providers' shapes: the fields a
+// provider may write as a string, a number or a list are `any` and read by textOf; "error"
+// is an object (OpenAI, Anthropic, Google and their kin) or a string (Ollama), read by its
+// first byte.
 type errorObject struct {
-	Message    flexText        `json:"message"`
-	MessageCap flexText        `json:"Message"` // AWS
-	Detail     flexText        `json:"detail"`  // FastAPI, some gateways
-	Type       flexText        `json:"type"`
-	Code       flexText        `json:"code"`
-	Status     flexText        `json:"status"`
-	StatusCode flexText        `json:"status_code"`
-	StatusCam  flexText        `json:"statusCode"`
-	AWSType    flexText        `json:"__type"`
-	ErrorCode  flexText        `json:"error_code"`
+	Message    any             `json:"message"`
+	MessageCap any             `json:"Message"` // AWS
+	Detail     any             `json:"detail"`  // FastAPI, some gateways
+	Type       any             `json:"type"`
+	Code       any             `json:"code"`
+	Status     any             `json:"status"`
+	StatusCode any             `json:"status_code"`
+	StatusCam  any             `json:"statusCode"`
+	AWSType    any             `json:"__type"`
+	ErrorCode  any             `json:"error_code"`
+	Object     any             `json:"object"`
+	Param      any             `json:"param"`
+	Reason     any             `json:"reason"` // Google's errors[].reason
 	Error      json.RawMessage `json:"error"`
 	ErrorCap   json.RawMessage `json:"Error"` // botocore's {"Error":{"Message","Code"}}
-	Data       json.RawMessage `json:"data"`  // an event whose data holds the error`
+	Data       json.RawMessage `json:"data"`  // an event whose data holds the error
 	Errors     []errorObject   `json:"errors"`
 	Details    json.RawMessage `json:"details"`
-	Inner      *errorObject    `json:"innererror"`
-	Metadata   *struct {
-		Raw          flexText `json:"raw"`
-		ProviderName flexText `json:"provider_name"`
-		ProviderCode flexText `json:"provider_error_code"`
+	Inner      *struct {
+		Code any `json:"code"`
+	} `json:"innererror"`
+	Metadata *struct {
+		Raw          any `json:"raw"`
+		ProviderName any `json:"provider_name"`
+		ProviderCode any `json:"provider_error_code"`
 	} `json:"metadata"`
 	FailedGeneration json.RawMessage `json:"failed_generation"`
-	Object           flexText        `json:"object"`
-	Reason           flexText        `json:"reason"` // Google's errors[].reason
 }
 
 // googleDetail is one element of a Google error's details: an ErrorInfo reason, a RetryInfo
 // delay or a QuotaFailure's violations.
 type googleDetail struct {
-	Reason     flexText `json:"reason"`
-	RetryDelay flexText `json:"retryDelay"`
-	ErrorCode  flexText `json:"error_code"` // Anthropic's details object
+	Reason     any `json:"reason"`
+	RetryDelay any `json:"retryDelay"`
+	ErrorCode  any `json:"error_code"` // Anthropic's details object
 	Violations []struct {
-		QuotaID     flexText `json:"quotaId"`
-		QuotaMetric flexText `json:"quotaMetric"`
+		QuotaID     any `json:"quotaId"`
+		QuotaMetric any `json:"quotaMetric"`
 	} `json:"violations"`
+}
+
+// textOf is a decoded JSON value read as text: a string as it is (trimmed), a number or
+// boolean as its literal, a list as its elements' texts joined by "; ", an object as its msg,
+// message or detail.
+func textOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		var parts []string
+		for _, it := range v {
+			if t := textOf(it); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "; ")
+	case map[string]any:
+		return firstOf(textOf(v["msg"]), textOf(v["message"]), textOf(v["detail"]))
+	}
+	return ""
 }
 
 // read reads the object and whatever it wraps.
 func (o *errorObject) read(depth int) ErrorBody {
 	var own ErrorBody
 	own.object = true
-	own.Message = firstOf(o.Message.s, o.MessageCap.s, o.Detail.s)
-	typ := o.Type.s
+	own.Message = firstOf(textOf(o.Message), textOf(o.MessageCap), textOf(o.Detail))
+	typ, awsType, code := textOf(o.Type), textOf(o.AWSType), textOf(o.Code)
 	if typ == "error" {
 		typ = "" // Anthropic's constant envelope type
 	}
-	own.Type = firstOf(typ, o.AWSType.s)
-	own.Code = o.Code.s
-	if n := statusNumber(o.Code); n != 0 {
+	own.Type = firstOf(typ, awsType)
+	own.Code = code
+	if n := statusNumber(code); n != 0 {
 		own.Status = n
 		own.Code = ""
 	}
-	if n := firstNonZero(statusNumber(o.Status), statusNumber(o.StatusCode), statusNumber(o.StatusCam)); n != 0 && own.Status == 0 {
+	status := textOf(o.Status)
+	if n := firstNonZero(statusNumber(status), statusNumber(textOf(o.StatusCode)), statusNumber(textOf(o.StatusCam))); n != 0 && own.Status == 0 {
 		own.Status = n
 	}
-	own.codes = appendNew(nil, typ, o.AWSType.s, o.Code.s, o.ErrorCode.s)
-	if statusNumber(o.Status) == 0 {
+	own.codes = appendNew(nil, typ, awsType, code, textOf(o.ErrorCode))
+	if statusNumber(status) == 0 {
 		if own.Type == "" {
-			own.Type = o.Status.s // Google's status, RESOURCE_EXHAUSTED
+			own.Type = status // Google's status, RESOURCE_EXHAUSTED
 		}
-		own.codes = appendNew(own.codes, o.Status.s)
-	}
-	if o.Object.s == "error" {
-		own.object = true
+		own.codes = appendNew(own.codes, status)
 	}
 	if fg := o.FailedGeneration; len(fg) > 0 && string(fg) != "null" {
 		own.HasGeneration = true
@@ -296,16 +330,16 @@ func (o *errorObject) read(depth int) ErrorBody {
 		}
 	}
 	if o.Inner != nil {
-		own.codes = appendNew(own.codes, o.Inner.Code.s)
+		own.codes = appendNew(own.codes, textOf(o.Inner.Code))
 	}
 	o.readDetails(&own)
 	for i := range o.Errors {
-		own.texts = appendNew(own.texts, o.Errors[i].Message.s)
-		own.codes = appendNew(own.codes, o.Errors[i].Code.s, o.Errors[i].Type.s)
+		m := textOf(o.Errors[i].Message)
+		own.texts = appendNew(own.texts, m)
+		own.codes = appendNew(own.codes, textOf(o.Errors[i].Code), textOf(o.Errors[i].Type), textOf(o.Errors[i].Reason))
 		if own.Message == "" {
-			own.Message = o.Errors[i].Message.s
+			own.Message = m
 		}
-		own.codes = appendNew(own.codes, o.Errors[i].Reason.s)
 	}
 	own.texts = appendNew(appendNew(nil, own.Message), own.texts...)
 
@@ -319,7 +353,7 @@ func (o *errorObject) read(depth int) ErrorBody {
 	switch firstByte(o.Error) {
 	case '{', '[':
 		if depth < maxBodyDepth {
-			inner = readValue(o.Error, depth+1)
+			inner, _ = readJSON(o.Error, depth+1)
 		}
 	case '"':
 		var s string
@@ -339,9 +373,9 @@ func (o *errorObject) read(depth int) ErrorBody {
 	}
 	own = own.over(inner)
 	if m := o.Metadata; m != nil {
-		own.Upstream = firstOf(own.Upstream, m.ProviderName.s)
-		own.codes = appendNew(own.codes, m.ProviderCode.s)
-		if raw := strings.TrimSpace(m.Raw.s); raw != "" && depth < maxBodyDepth {
+		own.Upstream = firstOf(own.Upstream, textOf(m.ProviderName))
+		own.codes = appendNew(own.codes, textOf(m.ProviderCode))
+		if raw := textOf(m.Raw); raw != "" && depth < maxBodyDepth {
 			up := readText(raw, depth+1)
 			own.texts = appendNew(own.texts, up.texts...)
 			own.codes = appendNew(own.codes, up.codes...)
@@ -374,65 +408,26 @@ func (o *errorObject) readDetails(own *ErrorBody) {
 		}
 	}
 	for _, d := range list {
-		own.codes = appendNew(own.codes, d.Reason.s, d.ErrorCode.s)
+		reason, code := textOf(d.Reason), textOf(d.ErrorCode)
+		own.codes = appendNew(own.codes, reason, code)
 		if own.Code == "" {
-			own.Code = firstOf(d.Reason.s, d.ErrorCode.s)
+			own.Code = firstOf(reason, code)
 		}
-		if dl, ok := parseDelay(d.RetryDelay.s); ok && own.RetryAfter == 0 {
+		if dl, ok := parseDelay(textOf(d.RetryDelay)); ok && own.RetryAfter == 0 {
 			own.RetryAfter = dl
 		}
 		for _, v := range d.Violations {
-			own.quotas = appendNew(own.quotas, v.QuotaID.s, v.QuotaMetric.s)
+			own.quotas = appendNew(own.quotas, textOf(v.QuotaID), textOf(v.QuotaMetric))
 		}
 	}
 }
 
-// flexText is a JSON value read as text: a string as it is, a number or boolean as its
-// literal, an array as its elements' texts joined, an object as its msg, message or detail.
-// It never fails to decode.
-type flexText struct{ s string }
-
-// UnmarshalJSON reads any JSON value; it never returns an error.
-func (t *flexText) UnmarshalJSON(b []byte) error {
-	switch firstByte(b) {
-	case '"':
-		var s string
-		if json.Unmarshal(b, &s) == nil {
-			t.s = strings.TrimSpace(s)
-		}
-	case '[':
-		var items []flexText
-		if json.Unmarshal(b, &items) == nil {
-			var parts []string
-			for _, it := range items {
-				if it.s != "" {
-					parts = append(parts, it.s)
-				}
-			}
-			t.s = strings.Join(parts, "; ")
-		}
-	case '{':
-		var o struct {
-			Msg     flexText `json:"msg"`
-			Message flexText `json:"message"`
-			Detail  flexText `json:"detail"`
-		}
-		if json.Unmarshal(b, &o) == nil {
-			t.s = firstOf(o.Msg.s, o.Message.s, o.Detail.s)
-		}
-	case 'n':
-	default:
-		t.s = strings.TrimSpace(string(b))
-	}
-	return nil
-}
-
-// statusNumber is t as an HTTP status when it is a number (or numeric text) in [100, 600).
-func statusNumber(t flexText) int {
-	if len(t.s) != 3 {
+// statusNumber is s as an HTTP status when it is a three-digit number in [100, 600).
+func statusNumber(s string) int {
+	if len(s) != 3 {
 		return 0
 	}
-	n, err := strconv.Atoi(t.s)
+	n, err := strconv.Atoi(s)
 	if err != nil || n < 100 || n >= 600 {
 		return 0
 	}
@@ -470,11 +465,11 @@ func readEmbedded(s string, depth int) ErrorBody {
 		if end < 0 {
 			continue
 		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal([]byte(s[i:end]), &m) != nil || !isEnvelope(m) {
+		var o errorObject
+		if json.Unmarshal([]byte(s[i:end]), &o) != nil || !o.envelope() {
 			continue
 		}
-		if e := readValue(json.RawMessage(s[i:end]), depth+1); e.found() {
+		if e := o.read(depth + 1); e.found() {
 			// The prose around the object is the SDK's or the gateway's own: keep it too.
 			e.texts = appendNew(e.texts, strings.TrimSpace(s[:i]+" "+s[end:]))
 			return e
@@ -484,24 +479,17 @@ func readEmbedded(s string, depth int) ErrorBody {
 	return ErrorBody{}
 }
 
-// isEnvelope reports whether an object found inside prose looks like an error, rather than an
-// argument object the prose happens to quote.
-func isEnvelope(m map[string]json.RawMessage) bool {
-	if _, ok := m["error"]; ok {
+// envelope reports whether an object found inside prose looks like an error, rather than an
+// argument object the prose happens to quote: it has an error or a failed_generation, or a
+// message with a type, code, status_code or param, or it is an "error" object.
+func (o *errorObject) envelope() bool {
+	if o.Error != nil || o.FailedGeneration != nil {
 		return true
 	}
-	if _, ok := m["failed_generation"]; ok {
-		return true
-	}
-	if _, ok := m["message"]; !ok {
+	if o.Message == nil {
 		return false
 	}
-	for _, k := range []string{"type", "code", "status_code", "param"} {
-		if _, ok := m[k]; ok {
-			return true
-		}
-	}
-	return string(m["object"]) == `"error"`
+	return o.Type != nil || o.Code != nil || o.StatusCode != nil || o.Param != nil || o.Object == "error"
 }
 
 // matchJSONObject returns the end (exclusive) of the JSON object or array opening at s[i],

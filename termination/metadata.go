@@ -271,10 +271,9 @@ func (s *stopScan) walk(v any, key string, depth int) {
 	}
 }
 
-// stopKeyOrder is the order an object's keys are read in, the rest following sorted: its own
-// the LangChain holders first (as LangChain reads a message), then its own tokens, then the
-// response shapes. Among tokens of one rank
-// the first read decides, so the order is fixed.
+// stopKeyOrder is the order an object's keys are read in, the rest following sorted: the
+// LangChain holders first (as LangChain reads a message), then its own tokens, then the
+// response shapes. Among tokens of one rank the first read decides, so the order is fixed.
 var stopKeyOrder = []string{
 	"response_metadata", "additional_kwargs", "finish_reason", "finishReason", "stop_reason", "stopReason", "done_reason", "doneReason",
 	"stop_type", "stopType", "completionReason", "completion_reason", "finish_details",
@@ -282,29 +281,57 @@ var stopKeyOrder = []string{
 	"delta", "message", "messageStop", "response",
 }
 
+// stopKeyRank is a key's place in stopKeyOrder.
+var stopKeyRank = func() map[string]int {
+	m := make(map[string]int, len(stopKeyOrder))
+	for i, k := range stopKeyOrder {
+		m[k] = i
+	}
+	return m
+}()
+
+// stopKey is one key of an object to read, with its place in the reading order.
+type stopKey struct {
+	rank int
+	key  string
+}
+
 // object reads one object: its token keys, a Gemini block reason, a response object's status
 // and its incomplete or status details, llama.cpp's stopped_* flags, the Bedrock guardrail
-// action; then every value below it, in stopKeyOrder.
+// action; then every value below it, in stopKeyOrder. Keys whose value is neither a token, a
+// key read here, nor something to descend into are not looked at twice.
 func (s *stopScan) object(m map[string]any, key string, depth int) {
-	keys := make([]string, 0, len(m))
-	for _, k := range stopKeyOrder {
-		if _, ok := m[k]; ok {
-			keys = append(keys, k)
+	var buf [16]stopKey
+	keys := buf[:0]
+	responseLike := key == "response"
+	for k, v := range m {
+		switch k {
+		case "object":
+			responseLike = responseLike || v == "response" || v == "realtime.response" || v == "thread.run"
+		case "incomplete_details", "status_details", "started_at", "expires_at":
+			responseLike = responseLike || v != nil
+		case "completed_at", "error", "output":
+			responseLike = true
 		}
-	}
-	n := len(keys)
-	for k := range m {
-		if !slices.Contains(stopKeyOrder, k) {
-			keys = append(keys, k)
+		rank, ordered := stopKeyRank[k]
+		if !ordered {
+			rank = len(stopKeyOrder)
 		}
+		switch v.(type) {
+		case map[string]any, []any:
+		default:
+			if !ordered && !stopTokenKeys[k] && !stopScalarKey(k) {
+				continue
+			}
+		}
+		keys = append(keys, stopKey{rank, k})
 	}
-	slices.Sort(keys[n:])
-	_, hasCompletedAt := m["completed_at"]
-	_, hasError := m["error"]
-	_, hasOutput := m["output"]
-	responseLike := key == "response" || m["object"] == "response" || m["object"] == "realtime.response" ||
-		m["object"] == "thread.run" || m["incomplete_details"] != nil || m["status_details"] != nil ||
-		hasCompletedAt || m["started_at"] != nil || m["expires_at"] != nil || hasError || hasOutput
+	slices.SortFunc(keys, func(a, b stopKey) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return strings.Compare(a.key, b.key)
+	})
 	// A Responses stream event names its end in its type: response.failed, response.completed.
 	if typ, _ := m["type"].(string); strings.HasPrefix(typ, "response.") && terminalStatus[strings.TrimPrefix(typ, "response.")] {
 		s.token(strings.TrimPrefix(typ, "response."))
@@ -312,7 +339,8 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 			s.failure(r)
 		}
 	}
-	for _, k := range keys {
+	for _, sk := range keys {
+		k := sk.key
 		v := m[k]
 		switch {
 		case stopTokenKeys[k]:
@@ -355,6 +383,16 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 			s.walk(v, k, depth+1)
 		}
 	}
+}
+
+// stopScalarKey reports whether object reads the key's value when it is not an object or a
+// list.
+func stopScalarKey(k string) bool {
+	switch k {
+	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey:
+		return true
+	}
+	return false
 }
 
 // stopOpaque are the keys whose values are content (the answer, a tool's input or result),
