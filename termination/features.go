@@ -304,7 +304,7 @@ func (f *features) requestExceedsLimit() bool {
 // window, prompt, input, length, size) together with either an exceeding against a limit
 // ("exceeds … maximum", "> 200000 maximum", "longer than … context"), or "too long", "too
 // large", "too many", "overflow", a request to reduce the input, or a statement of the input
-// cap. Two guards (a 429 counts as a per-time limit): an error about the output cap alone
+// cap, or the allowed range of the input's length or size. Two guards (a 429 counts as a per-time limit): an error about the output cap alone
 // (max_tokens, completion tokens, with no word of the input) is not an overflow; and a
 // per-time rate limit is an overflow only when the one request is larger than the limit
 // ("Limit 6000, Requested 20000", "request too large").
@@ -321,6 +321,9 @@ func (f *features) overflow(status int) bool {
 	}
 	if g&(kTooLarge|kTooMuch) != 0 || f.reduce() || f.inputCap() {
 		return true
+	}
+	if g&kRange != 0 && g&kInput != 0 && g&kMeasure != 0 {
+		return true // "Range of input length should be [1, 6000]": the input left its allowed range
 	}
 	return g&kExceed != 0 && g&kLimit != 0
 }
@@ -404,8 +407,11 @@ func (f *features) truncated() bool {
 	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach)
 }
 
-// providerFault: the provider failed on its side.
-func (f *features) providerFault() bool { return f.any(kFault) }
+// providerFault: the provider failed on its side, or the process serving the model
+// terminated ("llama runner process has terminated: exit status 1").
+func (f *features) providerFault() bool {
+	return f.any(kFault) || f.any(kProcess) && f.any(kProcessEnd)
+}
 
 // invalid: the request itself is malformed.
 func (f *features) invalid() bool { return f.any(kInvalid) }

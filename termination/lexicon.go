@@ -39,7 +39,10 @@ const (
 	kRecursion                      // recursion limit
 	kAbort                          // abort, cancel, interrupt, client closed request
 	kConnection                     // connection, socket, ECONN…, deadline: an abort that is not the caller's
-	kProcess                        // process, exit status: a crash, not a cut
+	kProcess                        // a process, exit status: a crash, not a cut
+	kProcessEnd                     // terminated, exited, killed, died: with kProcess, a crash
+	kRange                          // range: with an input's measure, an allowed range it left
+	kMeasure                        // length, size: what an input's range is stated in
 	kCut                            // premature close, incomplete read, stream ended, terminated, …
 	kStreaming                      // streaming, mid stream
 	kStreamBreak                    // connection, idle, partial: with kStreaming, a cut
@@ -111,7 +114,10 @@ var lexicon = map[kind][]string{
 	kAbort:      {"abort*", "cancel*", "interrupt*", "client closed request"},
 	kConnection: {"connect*", "econn*", "socket*", "deadline*"},
 
-	kProcess: {"exit status", "process*"},
+	kProcess:    {"exit status", "process", "processes", "runner"},
+	kProcessEnd: {"terminated", "exited", "exit status", "killed", "died", "crashed"},
+	kRange:      {"range"},
+	kMeasure:    {"length*", "size*", "len"},
 	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
 		"stream ended", "ended unexpectedly", "terminated", "stream closed", "stream disconnected",
 		"stream interrupted", "response ended", "body ended", "unexpected end of stream"},
