@@ -99,7 +99,7 @@ func TestTurns(t *testing.T) {
 		{"gemini-stall", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "Let me write the regression test now."},
 		{"gemini-background", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckProcesses, ""},
 		{"gemini-endings", 0, termination.Cancelled, "user_cancelled", "", "", ""},
-		{"gemini-endings", 1, termination.RateLimited, "", stopgate.Retry, stopgate.CheckError, ""},
+		{"gemini-endings", 1, termination.RateLimited, "429", stopgate.Retry, stopgate.CheckError, ""},
 		{"gemini-endings", 2, termination.OutputTruncated, "max_tokens", stopgate.Continue, stopgate.CheckStopMetadata, ""},
 		{"gemini-endings", 3, termination.ToolLoopGuard, "loop_detected", stopgate.Stop, stopgate.CheckError, ""},
 		{"gemini-endings", 4, termination.EmptyResponse, "NO_RESPONSE_TEXT", stopgate.Retry, stopgate.CheckError, ""},
