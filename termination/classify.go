@@ -203,7 +203,7 @@ func providerEvidence(a *APIError) Classification {
 	say := func(cat Category, feature string) Classification {
 		_ = feature
 		c.Category, c.Detail = cat, a.Name
-		if status != 0 {
+		if status >= 100 && status < 600 {
 			c.Detail = strconv.Itoa(status)
 		}
 		return c
