@@ -22,7 +22,8 @@ import (
 // The scenarios below run opencode 1.18.33 as a headless server (`opencode serve`) with
 // stopgate's plugin installed by `stopgate hook install opencode --project`, the model scripted
 // per request by a Chat Completions server on loopback, and assert on the requests the model
-// server received and on the session's messages.
+// server received, on the session's messages, and on the payloads the plugin handed the hook
+// (the test wraps the plugin's command so that each payload is saved first).
 //
 // How opencode is driven offline: the project's opencode.json defines a provider "fake" of
 // the bundled @ai-sdk/openai-compatible package whose baseURL is the fake server's /v1, and
@@ -32,6 +33,13 @@ import (
 // fails at once instead of reaching out. The plugin is loaded from its file:// URL, with no
 // package to install. `opencode run` is not used: it exits as soon as the session first goes
 // idle, before a continuation the plugin sends can run; a server lives on, as the TUI does.
+//
+// Two traits of opencode serve's HTTP server that a client must respect, or a request hangs for
+// good: its port accepts connections a moment before it prints that it is listening, and a
+// request accepted then is never answered (start waits for the line); and a request that
+// declares a JSON body but sends none waits for it (call sets Content-Type only with a body).
+// Every connection opencode opens in these scenarios is to 127.0.0.1 (checked with
+// strace -f -e trace=connect through STOPGATE_OPENCODE).
 
 // opencodeVersion is the opencode release the scenarios were written against.
 const opencodeVersion = "1.18.33"
