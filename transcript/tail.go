@@ -310,12 +310,12 @@ type ckState struct {
 }
 
 type ckCall struct {
-	ID     string          `json:"id,omitempty"`
-	Name   string          `json:"name,omitempty"`
-	Input  []byte          `json:"input,omitempty"` // base64: kept byte for byte
-	Time   time.Time       `json:"time,omitzero"`
-	Line   int             `json:"line,omitempty"`
-	Result *ToolResult     `json:"result,omitempty"`
+	ID     string      `json:"id,omitempty"`
+	Name   string      `json:"name,omitempty"`
+	Input  []byte      `json:"input,omitempty"` // base64: kept byte for byte
+	Time   time.Time   `json:"time,omitzero"`
+	Line   int         `json:"line,omitempty"`
+	Result *ToolResult `json:"result,omitempty"`
 }
 
 type ckMsg struct {
