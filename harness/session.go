@@ -70,6 +70,11 @@ type Turn struct {
 	// Interrupted reports that the user ended the turn. No stop hook runs then (Claude
 	// Code's Stop does not fire on an interrupt), so the audit makes no decision for it.
 	Interrupted bool
+	// NoStop, when set, says why the turn ended on no stop of the agent, so that no stop hook
+	// was asked about it and the audit makes no decision for it: a Claude Code local command
+	// that called no model, a Codex turn the rollout ends in the middle of. An interrupted
+	// turn leaves it empty (Interrupted says so).
+	NoStop string
 	// Trigger says what started the turn ("prompt", "task-notification", …); empty when the
 	// file does not say.
 	Trigger string

@@ -2,6 +2,7 @@ package termination
 
 import (
 	"bytes"
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -51,7 +52,7 @@ func ParseErrorBody(provider string, status int, body string) *APIError {
 	e.Type = f.typ()
 	e.Code = f.code()
 	e.Message = f.message()
-	if up := firstOf(f.upMessage, f.rawText); up != "" && up != e.Message {
+	if up := cmp.Or(f.upMessage, f.rawText); up != "" && up != e.Message {
 		switch {
 		case e.Message == "":
 			e.Message = up
@@ -210,7 +211,7 @@ func (f *bodyFields) scan(body string) bool {
 
 // message is the provider's message, from the first shape that has one.
 func (f *bodyFields) message() string {
-	return firstOf(f.errMessage, f.errText, f.topMessage, f.msgDetail, f.detail, f.errorsMessage)
+	return cmp.Or(f.errMessage, f.errText, f.topMessage, f.msgDetail, f.detail, f.errorsMessage)
 }
 
 // typ is the provider's error type: OpenAI and Anthropic error.type, Google's status, AWS
@@ -220,13 +221,13 @@ func (f *bodyFields) typ() string {
 	if top == "error" {
 		top = ""
 	}
-	return firstOf(f.errType, f.errStr, f.awsType, top, f.upType)
+	return cmp.Or(f.errType, f.errStr, f.awsType, top, f.upType)
 }
 
 // code is the provider's error code: OpenAI error.code, Google's details reason, Anthropic's
 // details.error_code, a top-level code, or the upstream's code.
 func (f *bodyFields) code() string {
-	return firstOf(f.errCode, f.reason, f.detailsCode, f.topCode, f.errorsCode, f.upCode, f.providerCode)
+	return cmp.Or(f.errCode, f.reason, f.detailsCode, f.topCode, f.errorsCode, f.upCode, f.providerCode)
 }
 
 // status is the HTTP status the body states, zero when none.
@@ -244,15 +245,6 @@ func (f *bodyFields) codes() [13]string {
 		f.errType, f.errStr, f.errCode, f.reason, f.detailsCode, f.innerCode, f.providerCode,
 		f.topType, f.topCode, f.awsType, f.errorsCode, f.upType, f.upCode,
 	}
-}
-
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // maxBodyDepth bounds the nesting the body reader follows. An error body is a few levels

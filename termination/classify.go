@@ -1,6 +1,7 @@
 package termination
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -349,13 +350,13 @@ func (ev *evidence) classify(text []byte) Classification {
 	case "TimeoutError", "APITimeoutError", "APIConnectionTimeoutError":
 		return named(Timeout, "")
 	}
-	if d := firstOf(ev.timeout, ev.timeoutGeneric); d != "" {
+	if d := cmp.Or(ev.timeout, ev.timeoutGeneric); d != "" {
 		return Classification{Category: Timeout, Provider: p, Detail: d}
 	}
 	if ev.name == "APIConnectionError" {
 		return named(NetworkError, "")
 	}
-	if d := firstOf(ev.network, ev.networkGeneric); d != "" {
+	if d := cmp.Or(ev.network, ev.networkGeneric); d != "" {
 		return Classification{Category: NetworkError, Provider: p, Detail: d}
 	}
 

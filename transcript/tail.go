@@ -148,7 +148,7 @@ func fingerprint(f *os.File, offset int64) ([sha256.Size]byte, error) {
 // steps counts the loop-guard steps an assistant message yields, as the Turn builder counts
 // them: one per tool call, or one for a reply with text.
 func steps(m *Message) int {
-	if m.APIError {
+	if m.APIError || synthetic(m) {
 		return 0
 	}
 	if len(m.ToolCalls) > 0 {
@@ -158,6 +158,12 @@ func steps(m *Message) int {
 		return 1
 	}
 	return 0
+}
+
+// synthetic reports whether m is one Claude Code wrote itself (Message.Synthetic, which
+// finish sets).
+func synthetic(m *Message) bool {
+	return m.Model == SyntheticModel && !m.APIError && len(m.ToolCalls) == 0
 }
 
 // pruneMessages drops, in a live read, the messages of the current run that lie beyond its
@@ -178,6 +184,9 @@ func (b *builder) pruneMessages() {
 		if ti == last {
 			for i := len(tr.Messages) - 1; i >= 0; i-- {
 				m := tr.Messages[i]
+				if synthetic(m) {
+					continue
+				}
 				if lastMsg < 0 && !m.APIError {
 					lastMsg = i
 				}

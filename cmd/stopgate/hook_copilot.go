@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 
+	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/copilot"
 )
 
@@ -42,23 +41,15 @@ Install it with 'stopgate hook install copilot'.`,
 
 // copilotFileFlags returns the flags choosing the Copilot CLI hooks file install and uninstall
 // edit.
-func copilotFileFlags() *fileFlags {
-	return &fileFlags{
-		userUsage:    "write ~/.copilot/hooks/" + copilot.HooksFileName + " ($COPILOT_HOME/hooks when set), for every project (the default)",
-		projectUsage: "write .github/hooks/" + copilot.HooksFileName + " in the current directory, for this repository",
-		fileFlag:     "file",
-		fileUsage:    "edit the hooks `FILE`",
-		projectFile:  ".github/hooks/" + copilot.HooksFileName,
-		userFile: func(e env) (string, error) {
-			if ch := e.getenv("COPILOT_HOME"); ch != "" {
-				return filepath.Abs(filepath.Join(ch, "hooks", copilot.HooksFileName))
-			}
-			home := e.getenv("HOME")
-			if home == "" {
-				return "", errors.New("neither COPILOT_HOME nor HOME is set; name the hooks file with -file")
-			}
-			return filepath.Abs(filepath.Join(home, ".copilot", "hooks", copilot.HooksFileName))
+func copilotFileFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: copilot.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "write ~/.copilot/hooks/" + copilot.HooksFileName + " ($COPILOT_HOME/hooks when set), for every project (the default)"},
+			{harness.ScopeProject, "write .github/hooks/" + copilot.HooksFileName + " in the current directory, for this repository"},
 		},
+		fileFlag:  "file",
+		fileUsage: "edit the hooks `FILE`",
 	}
 }
 
@@ -72,7 +63,6 @@ turns every hook off.`
 
 func hookInstallCopilotCommand() *command {
 	f := copilotFileFlags()
-	in := copilot.Installer{}
 	return installCommand(&command{
 		name:    copilot.Name,
 		summary: "add the stopgate hook to a GitHub Copilot CLI hooks folder",
@@ -89,14 +79,11 @@ stop through.
 
 ` + copilotFilesHelp,
 	}, installSpec{
-		defineFile: f.define,
-		path:       f.path,
-		harness:    "Copilot CLI",
-		waits:      copilot.HandlerTimeout,
-		stops:      "kill",
-		command:    in.Command,
-		install:    in.Install,
-		installed:  "the agentStop and subagentStop hooks",
+		files:     f,
+		harness:   "Copilot CLI",
+		waits:     copilot.HandlerTimeout,
+		stops:     "kill",
+		installed: "the agentStop and subagentStop hooks",
 	})
 }
 
@@ -112,5 +99,5 @@ touched.
 
 ` + copilotFilesHelp,
 		flags: f.define,
-	}, f.path, copilot.Installer{}.Uninstall, "hook")
+	}, f, "hook")
 }

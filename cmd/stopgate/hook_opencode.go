@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 
+	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/opencode"
 )
 
@@ -36,23 +35,15 @@ plugin never throws into opencode. Budgets are kept per session under --state-di
 
 // opencodeFileFlags returns the flags choosing the opencode config file install and uninstall
 // edit.
-func opencodeFileFlags() *fileFlags {
-	return &fileFlags{
-		userUsage:    "edit ~/.config/opencode/opencode.json ($XDG_CONFIG_HOME/opencode when set), for every project (the default)",
-		projectUsage: "edit opencode.json in the current directory, for this project",
-		fileFlag:     "file",
-		fileUsage:    "edit the config `FILE`",
-		projectFile:  "opencode.json",
-		userFile: func(e env) (string, error) {
-			if x := e.getenv("XDG_CONFIG_HOME"); x != "" {
-				return filepath.Abs(filepath.Join(x, "opencode", "opencode.json"))
-			}
-			home := e.getenv("HOME")
-			if home == "" {
-				return "", errors.New("neither XDG_CONFIG_HOME nor HOME is set; name the config file with -file")
-			}
-			return filepath.Abs(filepath.Join(home, ".config", "opencode", "opencode.json"))
+func opencodeFileFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: opencode.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "edit ~/.config/opencode/opencode.json ($XDG_CONFIG_HOME/opencode when set), for every project (the default)"},
+			{harness.ScopeProject, "edit opencode.json in the current directory, for this project"},
 		},
+		fileFlag:  "file",
+		fileUsage: "edit the config `FILE`",
 	}
 }
 
@@ -65,7 +56,6 @@ rewrite comments. Other keys and plugins are kept.`
 
 func hookInstallOpencodeCommand() *command {
 	f := opencodeFileFlags()
-	in := opencode.Installer{}
 	return installCommand(&command{
 		name:    opencode.Name,
 		summary: "add the stopgate plugin to an opencode config file",
@@ -80,14 +70,11 @@ and -state-dir paths are made absolute. The flags and the configuration are chec
 
 ` + opencodeFilesHelp,
 	}, installSpec{
-		defineFile: f.define,
-		path:       f.path,
-		harness:    "the plugin",
-		waits:      opencode.HandlerTimeout,
-		stops:      "kill",
-		command:    in.Command,
-		install:    in.Install,
-		installed:  "the session.idle plugin",
+		files:     f,
+		harness:   "the plugin",
+		waits:     opencode.HandlerTimeout,
+		stops:     "kill",
+		installed: "the session.idle plugin",
 	})
 }
 
@@ -102,5 +89,5 @@ it. Everything else is kept.
 
 ` + opencodeFilesHelp,
 		flags: f.define,
-	}, f.path, opencode.Installer{}.Uninstall, "plugin")
+	}, f, "plugin")
 }

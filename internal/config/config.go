@@ -44,6 +44,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/internal/xdg"
 	"github.com/stopgate/stopgate/stall"
 )
 
@@ -72,14 +73,11 @@ type ClaimsFile struct {
 }
 
 // DefaultPath returns where the configuration file is looked for when none is named:
-// $XDG_CONFIG_HOME/stopgate/config.toml, else ~/.config/stopgate/config.toml. getenv reads
-// the environment.
+// $XDG_CONFIG_HOME/stopgate/config.toml, else ~/.config/stopgate/config.toml (a relative
+// XDG_CONFIG_HOME is ignored); "" when neither variable helps. getenv reads the environment.
 func DefaultPath(getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+	if d := xdg.ConfigHome(getenv); d != "" {
 		return filepath.Join(d, "stopgate", "config.toml")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config", "stopgate", "config.toml")
 	}
 	return ""
 }
