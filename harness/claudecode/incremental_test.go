@@ -2,15 +2,19 @@ package claudecode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/hook"
 	"github.com/stopgate/stopgate/transcript"
 )
 
@@ -293,5 +297,57 @@ func rewrite(t *testing.T, path string, b []byte, from int) {
 	defer f.Close()
 	if _, err := f.WriteAt(b, 0); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHookKeepsCheckpoint runs the hook twice on a transcript that grows between the stops:
+// the state file keeps the reader's checkpoint at the end of the file each time.
+func TestHookKeepsCheckpoint(t *testing.T) {
+	data, err := os.ReadFile("../../transcript/testdata/claude-code/tool_heavy.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := lineEnds(data)
+	half := ends[len(ends)/2]
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(path, data[:half], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC) }
+	payload := fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"hook_event_name":"Stop","stop_hook_active":false}`, path)
+	run := func(stateDir string) string {
+		var out, errb bytes.Buffer
+		ClaudeCode(context.Background(), strings.NewReader(payload), &out, &errb, &Options{StateDir: stateDir, Now: now})
+		return out.String() + "|" + errb.String()
+	}
+	offset := func() int64 {
+		st, found, err := hook.LoadState(hook.StatePath(dir, "s1", ""))
+		if err != nil || !found {
+			t.Fatalf("state: found %v, %v", found, err)
+		}
+		var ck struct {
+			Offset int64 `json:"offset"`
+		}
+		if err := json.Unmarshal(st.Reader, &ck); err != nil {
+			t.Fatalf("state has no reader checkpoint: %v (%s)", err, st.Reader)
+		}
+		return ck.Offset
+	}
+	run(dir)
+	if got := offset(); got != int64(half) {
+		t.Fatalf("first stop: checkpoint at %d, want %d", got, half)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(data[half:]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	run(dir)
+	if got := offset(); got != int64(len(data)) {
+		t.Fatalf("second stop: checkpoint at %d, want %d", got, len(data))
 	}
 }
