@@ -246,6 +246,8 @@ type builder struct {
 	live bool
 	// forgotten are the ids of the messages a live read let go, oldest first.
 	forgotten []string
+	// scratch is decodeEntry's reused buffer.
+	scratch []byte
 }
 
 type shellReadRef struct {
@@ -287,7 +289,7 @@ func (b *builder) entry(line []byte) {
 		return
 	}
 	var e rawEntry
-	if err := json.Unmarshal(line, &e); err != nil {
+	if err := b.decodeEntry(line, &e); err != nil {
 		b.malformed(err)
 		return
 	}
@@ -610,7 +612,7 @@ func (b *builder) toolResult(blk *rawBlock, structured json.RawMessage, t time.T
 	r.Text, r.TextTruncated = b.cut(full)
 	if len(structured) > 0 && !bytes.Equal(structured, []byte("null")) {
 		if b.o.MaxResultBytes < 0 || len(structured) <= b.o.MaxResultBytes {
-			r.Structured = structured
+			r.Structured = bytes.Clone(structured) // it points into the line
 		} else {
 			r.StructuredDropped = true
 		}
