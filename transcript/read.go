@@ -610,7 +610,7 @@ func (b *builder) toolResult(blk *rawBlock, structured json.RawMessage, t time.T
 	r := &ToolResult{ToolUseID: blk.ToolUseID, IsError: bool(blk.IsError), Time: t, Line: b.line}
 	full := contentText(blk.Content)
 	r.Text, r.TextTruncated = b.cut(full)
-	if len(structured) > 0 && !bytes.Equal(structured, []byte("null")) {
+	if len(structured) > 0 && !bytes.Equal(structured, []byte("null")) && !b.live { // a live read's Turn never reads it
 		if b.o.MaxResultBytes < 0 || len(structured) <= b.o.MaxResultBytes {
 			r.Structured = bytes.Clone(structured) // it points into the line
 		} else {

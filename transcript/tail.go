@@ -233,6 +233,13 @@ func (b *builder) pruneMessages() {
 			delete(b.calls, id)
 		}
 	}
+	// The calls shells and sub-agents keep need no result text once out of the steps.
+	for _, sh := range b.s.Shells {
+		stripResult(sh.Call, inKept)
+	}
+	for _, a := range b.s.Subagents {
+		stripResult(a.Call, inKept)
+	}
 	bg := b.bgCalls[:0]
 	for _, c := range b.bgCalls {
 		if c.Result == nil {
@@ -255,6 +262,16 @@ func (b *builder) pruneMessages() {
 			b.forget(m)
 		}
 	}
+}
+
+// stripResult drops the text of c's result unless c is in kept.
+func stripResult(c *ToolCall, kept map[*ToolCall]bool) {
+	if c == nil || c.Result == nil || kept[c] || (c.Result.Text == "" && c.Result.Structured == nil) {
+		return
+	}
+	r := *c.Result
+	r.Text, r.Structured = "", nil
+	c.Result = &r
 }
 
 // maxForgotten bounds the ids of dropped messages a live read remembers.
