@@ -210,6 +210,9 @@ func (d *decider) nudgeFrom(c, key Check, v Verdict, msg, why string, r *termina
 	d.dec.Verdict, d.dec.Check, d.dec.Message, d.dec.Reason = v, c, msg, nil
 	if v == Retry {
 		d.dec.Reason = r
+		if r != nil {
+			d.dec.RetryAfter = r.RetryAfter
+		}
 	}
 	return true
 }
@@ -276,7 +279,7 @@ func (d *decider) checkStopMetadata(context.Context) bool {
 	var ok bool
 	switch {
 	case m.FinishReason != "":
-		c, ok = termination.ClassifyStopToken(m.Provider, m.FinishReason)
+		c, ok = termination.ClassifyStop(m.Provider, m.FinishReason)
 	case m.Payload != nil:
 		c, ok = termination.ClassifyStop(m.Provider, m.Payload)
 	}

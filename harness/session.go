@@ -130,7 +130,7 @@ func SessionOf(site termination.Site, path, format string, turns []stopgate.Turn
 
 // TurnEnding says how a turn ended from what its Turn holds, in this order: an interrupt is
 // cancelled; an error is what termination.Classify makes of it; a stop token is what
-// termination.ClassifyStopToken makes of it (an unrecognised token is unknown, not
+// termination.ClassifyStop makes of it (an unrecognised token is unknown, not
 // completed); anything else is completed. site is where the stop is decided: the harness's
 // stop hook (Harness.Site), the supervisor's for a harness stopgate has no hook for.
 func TurnEnding(site termination.Site, t stopgate.Turn, interrupted bool) termination.Reason {
@@ -145,7 +145,7 @@ func TurnEnding(site termination.Site, t stopgate.Turn, interrupted bool) termin
 	case t.Error != nil:
 		return termination.New(site, termination.SourceException, termination.Classify(apiError(t.Error)))
 	case t.Message != nil && t.Message.FinishReason != "":
-		if c, ok := termination.ClassifyStopToken(t.Message.Provider, t.Message.FinishReason); ok {
+		if c, ok := termination.ClassifyStop(t.Message.Provider, t.Message.FinishReason); ok {
 			return termination.New(site, termination.SourceMetadata, c)
 		}
 	}

@@ -81,7 +81,7 @@ func appendDecision(b []byte, d stopgate.Decision) ([]byte, error) {
 var decisionShape = map[reflect.Type][]string{
 	reflect.TypeFor[stopgate.Decision](): {
 		`Verdict json:"verdict"`, `Check json:"check"`, `Message json:"message,omitempty"`,
-		`Reason json:"reason,omitempty"`, `Trail json:"trail"`, `Nudges json:"nudges"`},
+		`Reason json:"reason,omitempty"`, `RetryAfter json:"-"`, `Trail json:"trail"`, `Nudges json:"nudges"`},
 	reflect.TypeFor[stopgate.TrailEntry](): {
 		`Check json:"check"`, `Outcome json:"outcome"`, `Why json:"why"`, `Reason json:"reason,omitempty"`},
 	reflect.TypeFor[stopgate.Nudges](): {

@@ -303,7 +303,7 @@ func ObservationEvent(o Origin, provider string, obs termination.Observation) (E
 		Payload:  payload,
 	}
 	if obs.Present {
-		if c, ok := termination.ClassifyStopToken(provider, obs.Token); ok && c.Category != termination.Unknown {
+		if c, ok := termination.ClassifyStop(provider, obs.Token); ok && c.Category != termination.Unknown {
 			e.Category = c.Category
 		}
 	}

@@ -68,7 +68,7 @@ func TestDecisionEvents(t *testing.T) {
 			check: stopgate.CheckTodos, verdict: stopgate.Continue, pending: true,
 		},
 		{
-			name:  "a parked run: pending, and the suspension recorded",
+			name: "a parked run: pending, and the suspension recorded",
 			// A sub-agent's host does not wake it unless it says so (absent means false).
 			turn:  stopgate.Turn{Jobs: []stopgate.Job{{ID: "j", Status: "running"}}, Message: &stopgate.Message{Text: "Waiting for the tests."}, HostWakes: &wakes},
 			check: stopgate.CheckPendingWake, verdict: stopgate.Stop, category: termination.Suspended, pending: true,

@@ -123,7 +123,7 @@ func TestClassifyError(t *testing.T) {
 		if got["category"] != w.category {
 			t.Errorf("line %d: category %v, want %s (%v)", i+1, got["category"], w.category, got)
 		}
-		for _, k := range []string{"source", "site", "detail", "provider", "retryable_as_is", "retryable_after_remedy", "remedy", "arms"} {
+		for _, k := range []string{"source", "site", "detail", "provider", "retryable_as_is", "retryable_after_remedy", "remedy"} {
 			if _, ok := got[k]; !ok {
 				t.Errorf("line %d: key %q missing: %v", i+1, k, got)
 			}
@@ -131,9 +131,6 @@ func TestClassifyError(t *testing.T) {
 	}
 	if lines[1]["remedy"] != "reduce-context" || lines[1]["source"] != "exception" || lines[1]["site"] != "classify.error" {
 		t.Errorf("overflow line: %v", lines[1])
-	}
-	if arms, _ := lines[1]["arms"].([]any); len(arms) == 0 {
-		t.Errorf("overflow line names no arms: %v", lines[1])
 	}
 	if lines[0]["retryable_after_remedy"] != true || lines[0]["remedy"] != "back-off" {
 		t.Errorf("rate limit posture: %v", lines[0])

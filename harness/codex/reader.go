@@ -51,8 +51,8 @@ const Format = "codex"
 // …). A cancelled turn is not decided: no Stop hook runs then. Nor is a turn the rollout ends
 // in the middle of (see cutOff): its NoStop is NoStopCutOff. A turn aborted for another
 // reason, or ended on an error, carries its ending as the Turn's Err, so the supervisor's error
-// check reports it as it would for a runner that ended the run. Codex would call its StopFailure
-// hook there, not Stop; the audit asks what stopgate makes of the end all the same.
+// check reports it as it would for a runner that ended the run. Codex 0.169.0 has no
+// StopFailure hook to report such an end live; the audit asks what stopgate makes of it.
 type Reader struct{}
 
 // Format implements harness.SessionReader.
