@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,16 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 		o.Timeout = DefaultTimeout
 	}
 	parent := ctx
+	if o.StateDir != "" {
+		dir := o.StateDir
+		ctx = harness.WithCheckpoints(ctx, func(key harness.StateKey) []byte {
+			st, _, err := LoadState(StatePath(dir, key.Session, key.Agent))
+			if err != nil {
+				return nil
+			}
+			return st.Reader
+		})
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 
@@ -123,7 +134,11 @@ func (o *Options) decide(ctx context.Context, h harness.Hook, stdin io.Reader) o
 	if st.Ended != nil {
 		return ended(st, out)
 	}
-	return o.decideWithState(ctx, st.Turn, st.State, st.Active, st.Chain, out)
+	out = o.decideWithState(ctx, st.Turn, st.State, st.Active, st.Chain, out)
+	if out.decided && json.Valid(st.Checkpoint) {
+		out.next.Reader = st.Checkpoint
+	}
+	return out
 }
 
 // ended fills out with the record of a run that has already ended (Stop.Ended): a Stop
