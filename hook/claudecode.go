@@ -80,8 +80,11 @@ type Options struct {
 	Style Style
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
-	// Recorder, if set, is called with each decision.
+	// Recorder, if set, is called with each decision, after the answer is written.
 	Recorder Recorder
+	// RecordTimeout bounds the Recorder's call, apart from Timeout; zero means
+	// DefaultRecordTimeout. Past it the record is given up, with a note on stderr.
+	RecordTimeout time.Duration
 }
 
 // ClaudeCode runs one Claude Code Stop or SubagentStop hook invocation: it reads the payload

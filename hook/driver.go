@@ -64,7 +64,7 @@ func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 		return 0
 	}
 	for _, n := range out.notes {
-		fmt.Fprintf(stderr, "stopgate: %s\n", n)
+		fmt.Fprintf(stderr, "stopgate: %s\n", oneLine(n))
 	}
 	if !out.decided {
 		return 0
@@ -72,7 +72,7 @@ func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 
 	answer, note := encode(out.decision, out.event)
 	if note != "" {
-		fmt.Fprintf(stderr, "stopgate: %s\n", note)
+		fmt.Fprintf(stderr, "stopgate: %s\n", oneLine(note))
 	}
 	if out.statePath != "" {
 		if err := saveState(out.statePath, out.next); err != nil {
@@ -81,20 +81,37 @@ func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 				failOpen(stderr, fmt.Errorf("cannot save the nudge budget: %w", err))
 				return 0
 			}
-			fmt.Fprintf(stderr, "stopgate: cannot save the nudge budget: %v\n", err)
+			fmt.Fprintf(stderr, "stopgate: cannot save the nudge budget: %s\n", oneLine(err.Error()))
 		}
 	}
 	if answer != nil {
 		if _, err := stdout.Write(answer); err != nil {
-			fmt.Fprintf(stderr, "stopgate: writing the answer: %v\n", err)
+			fmt.Fprintf(stderr, "stopgate: writing the answer: %s\n", oneLine(err.Error()))
 		}
 	}
 	if o.Recorder != nil {
-		if err := record(ctx, o.Recorder, out.turn, out.decision); err != nil {
-			fmt.Fprintf(stderr, "stopgate: recording the decision: %v\n", err)
+		// Recording has a budget of its own, apart from the decision's: the answer is written
+		// already, and a store that does not answer must cost the stop little.
+		rctx, rcancel := context.WithTimeout(parent, o.recordTimeout())
+		defer rcancel()
+		if err := record(rctx, o.Recorder, out.turn, out.decision); err != nil {
+			fmt.Fprintf(stderr, "stopgate: recording the decision: %s\n", oneLine(err.Error()))
 		}
 	}
 	return 0
+}
+
+// DefaultRecordTimeout is how long a hook invocation waits for its decision to be recorded
+// when Options.RecordTimeout is zero. It is apart from the decision's Timeout: the answer is
+// written before recording starts, and past this budget the record is given up.
+const DefaultRecordTimeout = time.Second
+
+// recordTimeout returns the options' recording budget.
+func (o *Options) recordTimeout() time.Duration {
+	if o.RecordTimeout > 0 {
+		return o.RecordTimeout
+	}
+	return DefaultRecordTimeout
 }
 
 // stateKey names the per-session state file of one Turn.

@@ -23,7 +23,7 @@ type auditFlags struct {
 func (f *auditFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "write one JSON document instead of the table")
 	fs.BoolVar(&f.record, "record", false, "record every decision and termination reason in the event log (-store)")
-	fs.StringVar(&f.dsn, "store", "", "with -record, the event log: a SQLite file `PATH` or a postgres:// URL (default $XDG_STATE_HOME/stopgate/events.db)")
+	fs.StringVar(&f.dsn, "store", "", "with -record, the event log: a SQLite file `PATH` or a postgres:// URL (default: the config file's store, else $XDG_STATE_HOME/stopgate/events.db)")
 	fs.IntVar(&f.workers, "workers", 0, "read and decide up to `N` files at once (default: one per CPU)")
 	f.sf.define(fs)
 }
@@ -85,7 +85,7 @@ line.`,
 			}
 			opts := &audit.Options{Supervisor: sup, Workers: f.workers}
 			if f.record {
-				st, err := openAuditStore(ctx, e, f.dsn)
+				st, err := openAuditStore(ctx, e, f.sf.configStore(f.dsn))
 				if err != nil {
 					fmt.Fprintf(e.stderr, "stopgate audit: %v\n", err)
 					return 1

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/store"
 )
 
 func hookCommand() *command {
@@ -34,8 +36,12 @@ and the hook answers whether it may.
   stopgate hook install gemini-cli       add it to a Gemini CLI settings file
   stopgate hook uninstall gemini-cli     remove it again
 
+A harness name this binary does not know (say, settings written by a newer stopgate) fails
+open like any other hook error: exit 0, nothing on stdout, one "stopgate:" line on stderr.
+
 Run 'stopgate help hook HARNESS' for what a hook reads and answers, and
 'stopgate help hook install HARNESS' for where it is installed.`,
+		failOpen: true,
 		subs: []*command{
 			hookClaudeCodeCommand(),
 			hookCodexCommand(),
@@ -88,9 +94,10 @@ func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 }
 
 // defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks;
-// "" when neither variable is set.
+// "" when neither variable is set. A relative XDG_STATE_HOME is ignored, as the XDG
+// base-directory specification says.
 func defaultStateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); d != "" {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "stopgate", "hooks")
 	}
 	if h := getenv("HOME"); h != "" {
@@ -210,16 +217,18 @@ func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, error) {
 	if dir == "" {
 		dir = defaultStateDir(e.getenv)
 	}
-	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, Style: style}
-	if rec := h.rf.recorder(e, hookStoreBusy); rec != nil {
+	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, Style: style, RecordTimeout: hookStoreBusy}
+	if rec := h.rf.recorder(e, hookStoreBusy, &h.sf); rec != nil {
 		opts.Recorder = rec
 	}
 	return opts, nil
 }
 
-// hookStoreBusy bounds how long a hook waits for another process holding the event log's
-// write lock: the harness waits for the hook, and a decision is worth more than its record.
-const hookStoreBusy = 2 * time.Second
+// hookStoreBusy is a hook's recording budget: how long it waits for another process holding
+// the event log's write lock, for a PostgreSQL connection, and for the record as a whole. The
+// harness waits for the hook, and a decision is worth more than its record. (A variable only so
+// that tests under the race detector, where creating a SQLite log takes longer, can widen it.)
+var hookStoreBusy = hook.DefaultRecordTimeout
 
 // settingsFlags choose the settings file install and uninstall edit.
 type settingsFlags struct {
@@ -351,9 +360,12 @@ valid JSON is left alone and reported.
 
 The command installed is this binary's absolute path, so it runs from any directory, followed
 by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout,
--style) after "--". Relative -config and -state-dir paths are made absolute. The flags and the
-configuration are checked now, so a mistake shows here rather than as a hook that lets every
-stop through. Claude Code gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
+-style, -store, -no-record) after "--". Relative -config, -state-dir and -store paths are made
+absolute. The flags and the configuration are checked now, and the event log is opened once,
+so a mistake shows here rather than as a hook that lets every stop through. A -store URL with
+a password is refused: the settings file would hold it in clear (and a project's is often
+committed); put store = "postgres://..." in the configuration file instead, or give the
+password by PGPASSWORD or ~/.pgpass. Claude Code gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
 
 ` + settingsHelp,
 	}, installSpec{
@@ -396,7 +408,7 @@ func installCommand(c *command, spec installSpec) *command {
 			fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
 		})
 	}
-	c.run = func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+	c.run = func(ctx context.Context, e env, _ *flag.FlagSet, args []string) int {
 		name := "hook install " + c.name
 		if len(args) > 0 {
 			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
@@ -408,6 +420,14 @@ func installCommand(c *command, spec installSpec) *command {
 		if _, err := h.options(e, nil); err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return exitUsage
+		}
+		if store.HasPassword(h.rf.dsn) {
+			fmt.Fprintf(e.stderr, "stopgate %s: --store %s carries a password, which would be written into %s in clear; put the URL in the configuration file (store = \"...\" in %s) or give the password by PGPASSWORD or ~/.pgpass\n",
+				name, store.RedactDSN(h.rf.dsn), path, configPathFor(e, &h.sf))
+			return exitUsage
+		}
+		if code := checkStore(ctx, e, name, &h); code != 0 {
+			return code
 		}
 		exe, err := os.Executable()
 		if err != nil {
@@ -423,7 +443,7 @@ func installCommand(c *command, spec installSpec) *command {
 		var words []string
 		for _, kv := range embedded {
 			v := kv[1]
-			if kv[0] == "config" || kv[0] == "state-dir" {
+			if kv[0] == "config" || kv[0] == "state-dir" || kv[0] == "store" && !strings.Contains(v, "://") {
 				if abs, err := filepath.Abs(v); err == nil {
 					v = abs
 				}
@@ -451,6 +471,44 @@ func installCommand(c *command, spec installSpec) *command {
 	}
 	return c
 }
+
+// installStoreCheck bounds install's check of the event log.
+const installStoreCheck = 10 * time.Second
+
+// checkStore opens, once, the event log the hook h describes will record to, and returns 0, or
+// the exit status after saying on stderr why it cannot be opened: a hook that records nothing
+// should show at install, not on every stop.
+func checkStore(ctx context.Context, e env, name string, h *hookFlags) int {
+	rec := h.rf.recorder(e, installStoreCheck, &h.sf)
+	if rec == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, installStoreCheck)
+	defer cancel()
+	_, err := rec.open(ctx)
+	if cerr := rec.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "stopgate %s: %s; the hook could not record its decisions\n", name, oneLineText(err.Error()))
+		return 1
+	}
+	return 0
+}
+
+// configPathFor returns the configuration file the supervisor flags read, for a message.
+func configPathFor(e env, sf *supervisorFlags) string {
+	if sf.configPath != "" {
+		return sf.configPath
+	}
+	if p := config.DefaultPath(e.getenv); p != "" {
+		return p
+	}
+	return "the configuration file"
+}
+
+// oneLineText folds s onto one line.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func hookUninstallCommand() *command {
 	var s settingsFlags

@@ -58,10 +58,11 @@ type File struct {
 }
 
 // DefaultPath returns where the configuration file is looked for when none is named:
-// $XDG_CONFIG_HOME/stopgate/config.toml, else ~/.config/stopgate/config.toml. getenv reads
-// the environment.
+// $XDG_CONFIG_HOME/stopgate/config.toml, else ~/.config/stopgate/config.toml; a relative
+// XDG_CONFIG_HOME is ignored, as the XDG base-directory specification says. getenv reads the
+// environment.
 func DefaultPath(getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "stopgate", "config.toml")
 	}
 	if h := getenv("HOME"); h != "" {
