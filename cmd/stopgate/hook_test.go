@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/internal/dataset"
 )
 
 const (
@@ -349,16 +350,12 @@ func TestHookProcess(t *testing.T) {
 }
 
 // BenchmarkHookProcess runs the hook as Claude Code does, one process per stop, on the largest
-// real session in the shared data (3.4 MB): process start, reading the transcript, deciding,
+// real session of the evaluation data set (3.4 MB; `make eval`): process start, reading the transcript, deciding,
 // the state file.
 func BenchmarkHookProcess(b *testing.B) {
-	transcriptPath := filepath.Join("..", "..", "..", "shared", "data", "transcripts", "claude-code", "spotter", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")
-	abs, err := filepath.Abs(transcriptPath)
+	abs, err := filepath.Abs(dataset.Spotter(b, "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"))
 	if err != nil {
 		b.Fatal(err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		b.Fatalf("shared test data missing: %v", err)
 	}
 	dir := b.TempDir()
 	bin := buildStopgate(b, dir)
