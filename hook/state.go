@@ -96,5 +96,6 @@ func saveState(path string, st state) error {
 		os.Remove(tmp)
 		return err
 	}
+	pruneStates(dir, time.Now())
 	return nil
 }

@@ -68,7 +68,7 @@ With -record, every decision (and the termination reasons it carries, and the en
 each interrupted turn) is appended to the event log at the turn's time, so the dashboard
 shows the audited sessions. Event IDs derive from the session and the turn, so recording the
 same sessions again appends nothing new:
-  stopgate audit --record ../shared/data/transcripts
+  stopgate audit --record ~/.claude/projects
 
 Progress is shown on stderr when it is a terminal. Exit status: 0, or 1 when a file could
 not be read or the event log not written (the report is still written), 2 for a bad command
