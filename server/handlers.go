@@ -79,14 +79,14 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	if s.rec == nil {
 		w.Header().Set(HeaderRecorded, RecordedOff)
 	} else {
-		s.record(w.Header(), t, d)
+		s.record(r.Context(), w.Header(), t, d)
 	}
 	return writeJSON(w, http.StatusOK, d)
 }
 
 // record appends decision d's events and says in h whether it did. The events' time is the
 // turn's now, as the command line records it, or the server's clock when the turn has none.
-func (s *Server) record(h http.Header, t stopgate.Turn, d stopgate.Decision) {
+func (s *Server) record(ctx context.Context, h http.Header, t stopgate.Turn, d stopgate.Decision) {
 	at := t.Now
 	if at.IsZero() {
 		at = s.now()
@@ -100,7 +100,7 @@ func (s *Server) record(h http.Header, t stopgate.Turn, d stopgate.Decision) {
 		}
 	}
 	if err == nil {
-		err = s.rec.record(events)
+		err = s.rec.record(ctx, events)
 	}
 	switch {
 	case err == nil:

@@ -11,9 +11,10 @@ import (
 )
 
 // appendTimeout bounds one append, so that a store that hangs (a lost database connection)
-// fails the decisions waiting on it instead of holding them forever. A SQLite store gives up
-// sooner, after its busy timeout.
-const appendTimeout = 30 * time.Second
+// fails the decisions waiting on it within seconds instead of holding them: the decision is
+// answered all the same, with Stopgate-Recorded: false. A request that ends sooner (its client
+// gone, the server's write timeout) stops waiting then.
+const appendTimeout = 5 * time.Second
 
 // errRecorderClosed is what recording a decision after Close returns.
 var errRecorderClosed = errors.New("the event writer is closed")
@@ -21,9 +22,9 @@ var errRecorderClosed = errors.New("the event writer is closed")
 // recorder appends the events of one decision to the event log and returns once they are
 // durable, or with the reason they are not.
 type recorder interface {
-	// record validates events and appends them; the error wraps store.ErrInvalidEvent when
-	// they cannot be stored at all.
-	record(events []store.Event) error
+	// record validates events and appends them, waiting no longer than ctx allows; the error
+	// wraps store.ErrInvalidEvent when they cannot be stored at all.
+	record(ctx context.Context, events []store.Event) error
 	// close stops the recorder after what is queued is appended.
 	close()
 }
@@ -39,8 +40,8 @@ func validate(events []store.Event) error {
 }
 
 // appendEvents appends events in one Store.Append and counts it.
-func appendEvents(st store.Store, m *metrics, events []store.Event) error {
-	ctx, cancel := context.WithTimeout(context.Background(), appendTimeout)
+func appendEvents(ctx context.Context, st store.Store, m *metrics, events []store.Event) error {
+	ctx, cancel := context.WithTimeout(ctx, appendTimeout)
 	defer cancel()
 	err := st.Append(ctx, events...)
 	m.appends.Add(1)
@@ -60,11 +61,11 @@ type directRecorder struct {
 
 func (d *directRecorder) close() {}
 
-func (d *directRecorder) record(events []store.Event) error {
+func (d *directRecorder) record(ctx context.Context, events []store.Event) error {
 	if err := validate(events); err != nil {
 		return err
 	}
-	return appendEvents(d.st, d.m, events)
+	return appendEvents(ctx, d.st, d.m, events)
 }
 
 // Group commit. Each decision's events are queued; one goroutine, the writer, takes everything
@@ -107,7 +108,7 @@ func newGroupRecorder(st store.Store, m *metrics, log *slog.Logger) *groupRecord
 	return g
 }
 
-func (g *groupRecorder) record(events []store.Event) error {
+func (g *groupRecorder) record(ctx context.Context, events []store.Event) error {
 	if err := validate(events); err != nil {
 		return err
 	}
@@ -119,12 +120,24 @@ func (g *groupRecorder) record(events []store.Event) error {
 		pendingPool.Put(p)
 		return errRecorderClosed
 	}
-	g.queue <- p
+	select {
+	case g.queue <- p:
+	case <-ctx.Done():
+		g.mu.RUnlock()
+		pendingPool.Put(p)
+		return ctx.Err()
+	}
 	g.mu.RUnlock()
-	err := <-p.done
-	p.events = nil
-	pendingPool.Put(p)
-	return err
+	select {
+	case err := <-p.done:
+		p.events = nil
+		pendingPool.Put(p)
+		return err
+	case <-ctx.Done():
+		// The writer still holds p and will answer into its buffered channel; p is left to
+		// the collector, not put back in the pool.
+		return ctx.Err()
+	}
 }
 
 // close stops queueing, waits for the writer to commit what was queued, and returns.
@@ -173,11 +186,12 @@ func (g *groupRecorder) run() {
 // of one decision's events (a duplicate ID), it appends each decision's on its own, so that
 // the others are still recorded.
 func (g *groupRecorder) commit(batch []*pending, events []store.Event) {
-	err := appendEvents(g.st, g.m, events)
+	// A batch carries many requests' decisions, so it is bounded by appendTimeout alone.
+	err := appendEvents(context.Background(), g.st, g.m, events)
 	if err != nil && len(batch) > 1 && (errors.Is(err, store.ErrInvalidEvent) || errors.Is(err, store.ErrDuplicate)) {
 		g.log.Warn("group commit failed on one decision's events; appending each decision on its own", "decisions", len(batch), "err", err)
 		for _, p := range batch {
-			p.done <- appendEvents(g.st, g.m, p.events)
+			p.done <- appendEvents(context.Background(), g.st, g.m, p.events)
 		}
 		return
 	}

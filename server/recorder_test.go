@@ -30,7 +30,7 @@ func TestGroupCommitIsolatesFailure(t *testing.T) {
 	defer g.close()
 
 	stored := decisionEvents(t, "first")
-	if err := g.record(stored); err != nil {
+	if err := g.record(t.Context(), stored); err != nil {
 		t.Fatal(err)
 	}
 	good1, dup, good2 := decisionEvents(t, "a"), decisionEvents(t, "dup"), decisionEvents(t, "b")
@@ -84,12 +84,12 @@ func TestGroupRecorderClose(t *testing.T) {
 	st := openStore(t)
 	g := newGroupRecorder(st, newMetrics(), slog.New(slog.DiscardHandler))
 	evs := decisionEvents(t, "s")
-	if err := g.record(evs); err != nil {
+	if err := g.record(t.Context(), evs); err != nil {
 		t.Fatal(err)
 	}
 	g.close()
 	g.close() // twice is fine
-	if err := g.record(decisionEvents(t, "late")); !errors.Is(err, errRecorderClosed) {
+	if err := g.record(t.Context(), decisionEvents(t, "late")); !errors.Is(err, errRecorderClosed) {
 		t.Errorf("record after close: %v", err)
 	}
 	assertStored(t, st, map[string]bool{evs[0].ID: true}, 1)
