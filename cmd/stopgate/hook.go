@@ -356,7 +356,7 @@ func hookInstallCommand() *command {
 events. Everything else in the settings file is kept: other keys byte for byte and in order,
 other events and other hooks. Installing again changes nothing; a stopgate hook already there
 with another command (a moved binary, other flags) is updated. A settings file that is not
-valid JSON is left alone and reported.
+valid JSON is left alone and reported, with the line and column where it stops being JSON.
 
 The command installed is this binary's absolute path, so it runs from any directory, followed
 by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout,
@@ -518,7 +518,9 @@ func hookUninstallCommand() *command {
 		usage:   "hook uninstall claude-code [-user|-project|-local|-settings FILE]",
 		help: `Remove every Stop and SubagentStop command hook that runs "stopgate hook claude-code" from a
 Claude Code settings file, with the matcher groups, events and "hooks" object the removal
-leaves empty. Everything else is kept as it was.
+leaves empty. Everything else keeps its content, every other value as it was and in order; the
+file may be re-indented. A file that does not parse is left alone and reported with the line and
+column where it stops being JSON.
 
 ` + settingsHelp,
 		flags: s.define,
