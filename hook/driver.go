@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -95,6 +96,9 @@ func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 		rctx, rcancel := context.WithTimeout(parent, o.recordTimeout())
 		defer rcancel()
 		if err := record(rctx, o.Recorder, out.turn, out.decision); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && rctx.Err() != nil {
+				err = fmt.Errorf("the event log did not answer within %v: %w", o.recordTimeout(), err)
+			}
 			fmt.Fprintf(stderr, "stopgate: recording the decision: %s\n", oneLine(err.Error()))
 		}
 	}
