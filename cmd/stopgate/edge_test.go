@@ -241,3 +241,17 @@ func TestHookInstallStore(t *testing.T) {
 		t.Error("the settings file was written though the store cannot be opened")
 	}
 }
+
+// TestDefaultStateDirXDG checks that a relative XDG_STATE_HOME is ignored for the hooks' state.
+func TestDefaultStateDirXDG(t *testing.T) {
+	for _, tt := range []struct{ xdg, home, want string }{
+		{"/var/state", "/home/u", "/var/state/stopgate/hooks"},
+		{"state", "/home/u", "/home/u/.local/state/stopgate/hooks"},
+		{"", "", ""},
+	} {
+		env := map[string]string{"XDG_STATE_HOME": tt.xdg, "HOME": tt.home}
+		if got := defaultStateDir(func(k string) string { return env[k] }); got != tt.want {
+			t.Errorf("XDG_STATE_HOME=%q HOME=%q: %q, want %q", tt.xdg, tt.home, got, tt.want)
+		}
+	}
+}
