@@ -14,7 +14,7 @@
 # running, and a second run takes well under a second. Nothing in the cluster is worth
 # keeping: `scripts/postgres.sh stop` stops the server, and removing the directory removes it.
 #
-# `scripts/postgres.sh status` exits 0 when the server is running, 1 when it is not.
+# `scripts/postgres.sh status` exits 0 when the server is running, non-zero when it is not.
 #
 # Usage: scripts/postgres.sh [start|stop|status]
 # Env:   STOPGATE_PG_DIR   the cluster's directory (default: <repo>/.cache/postgres)
