@@ -106,43 +106,41 @@ func TestQuality(t *testing.T) {
 
 // quality measures ClassifyLexical on records of file, in both modes, against the bounds.
 func quality(t *testing.T, file string, records []ending, maxFalseNudge, minRecall float64) {
-	{
-		for _, mode := range []Mode{Interactive, Autonomous} {
-			var c confusion
-			for _, e := range records {
-				var stall bool
-				switch e.Label {
-				case "stall":
-					stall = true
-				case "ok":
-					stall = e.ModeSensitive && mode == Autonomous
-				case "ambiguous":
-					continue
-				default:
-					t.Fatalf("%s %s: unknown label %q", file, e.ID, e.Label)
-				}
-				v := ClassifyLexical(e.Text, mode)
-				switch {
-				case stall && v.Stalled:
-					c.stallCaught++
-				case stall:
-					c.stallMissed++
-				case v.Stalled:
-					c.okNudged++
-				default:
-					c.okQuiet++
-				}
-				if *showMisses && stall != v.Stalled {
-					t.Logf("MISS %s %s label=%s mode=%s why=%q\n    %q", file, e.ID, e.Label, mode, v.Why, v.Sentence)
-				}
+	for _, mode := range []Mode{Interactive, Autonomous} {
+		var c confusion
+		for _, e := range records {
+			var stall bool
+			switch e.Label {
+			case "stall":
+				stall = true
+			case "ok":
+				stall = e.ModeSensitive && mode == Autonomous
+			case "ambiguous":
+				continue
+			default:
+				t.Fatalf("%s %s: unknown label %q", file, e.ID, e.Label)
 			}
-			t.Logf("%s, %s mode:\n%v", file, mode, c)
-			if r := c.falseNudgeRate(); r > maxFalseNudge {
-				t.Errorf("%s, %s mode: %.1f%% of ok endings nudged, want at most %.0f%%", file, mode, 100*r, 100*maxFalseNudge)
+			v := ClassifyLexical(e.Text, mode)
+			switch {
+			case stall && v.Stalled:
+				c.stallCaught++
+			case stall:
+				c.stallMissed++
+			case v.Stalled:
+				c.okNudged++
+			default:
+				c.okQuiet++
 			}
-			if r := c.recall(); r < minRecall {
-				t.Errorf("%s, %s mode: %.1f%% of stalls caught, want at least %.0f%%", file, mode, 100*r, 100*minRecall)
+			if *showMisses && stall != v.Stalled {
+				t.Logf("MISS %s %s label=%s mode=%s why=%q\n    %q", file, e.ID, e.Label, mode, v.Why, v.Sentence)
 			}
+		}
+		t.Logf("%s, %s mode:\n%v", file, mode, c)
+		if r := c.falseNudgeRate(); r > maxFalseNudge {
+			t.Errorf("%s, %s mode: %.1f%% of ok endings nudged, want at most %.0f%%", file, mode, 100*r, 100*maxFalseNudge)
+		}
+		if r := c.recall(); r < minRecall {
+			t.Errorf("%s, %s mode: %.1f%% of stalls caught, want at least %.0f%%", file, mode, 100*r, 100*minRecall)
 		}
 	}
 }
