@@ -61,11 +61,12 @@ func secrets(dsn string) []string {
 	var out []string
 	if _, rest, ok := strings.Cut(dsn, "://"); ok {
 		if u, err := url.Parse(dsn); err == nil {
+			// As the driver reads it: the user information's password, nothing after a '#'.
 			if p, has := u.User.Password(); has && p != "" {
 				out = append(out, p, url.PathEscape(p), url.QueryEscape(p))
 			}
-		}
-		if at := strings.LastIndex(rest, "@"); at > 0 {
+		} else if at := strings.LastIndex(rest, "@"); at > 0 {
+			// Unparsable: whatever stands before the last '@' may be one.
 			out = append(out, rest[:at])
 			if _, pw, ok := strings.Cut(rest[:at], ":"); ok && pw != "" {
 				out = append(out, pw)
