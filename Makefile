@@ -50,14 +50,14 @@ unit:
 
 ## eval: the tests that need the evaluation data set, which may not be copied into the
 ## repository: the stall detector's quality on all the labelled endings (its figures are
-## printed), and the transcript, hook and audit tests on every real session. SHARED_DATA is the
+## printed), and the transcript, harness, audit and command tests on every real session. SHARED_DATA is the
 ## folder holding transcripts/ and endings/ (default ../shared/data, beside the repository).
 SHARED_DATA ?= ../shared/data
 eval:
 	@test -d "$(SHARED_DATA)/transcripts" -a -d "$(SHARED_DATA)/endings" || { echo "make eval: no evaluation data set at $(SHARED_DATA) (want transcripts/ and endings/ there; set SHARED_DATA=DIR)"; exit 1; }
 	@d="$$(cd "$(SHARED_DATA)" && pwd)"; \
-	echo "STOPGATE_SHARED_DATA=$$d $(GO) test -count=1 ./transcript/ ./hook/ ./audit/ ./stall/ ./cmd/stopgate/"; \
-	STOPGATE_SHARED_DATA="$$d" $(GO) test -count=1 ./transcript/ ./hook/ ./audit/ ./stall/ ./cmd/stopgate/ && \
+	echo "STOPGATE_SHARED_DATA=$$d $(GO) test -count=1 ./transcript/ ./harness/... ./audit/ ./stall/ ./cmd/stopgate/"; \
+	STOPGATE_SHARED_DATA="$$d" $(GO) test -count=1 ./transcript/ ./harness/... ./audit/ ./stall/ ./cmd/stopgate/ && \
 	STOPGATE_SHARED_DATA="$$d" $(GO) test -count=1 -run '^TestQuality$$' -v ./stall/ | grep -v -e '^=== RUN' -e '^PASS' -e '^ok'
 
 ## run: the main job: stopgate serve on a demo event log of its own under .cache/demo (never
@@ -78,9 +78,11 @@ run: build
 	@echo "make run: (the sessions are months old); Ctrl-C stops it."
 	$(BIN)/stopgate serve --config $(DEMO)/config.toml --store $(DEMO)/events.db --addr $(ADDR)
 
-## load: the service under load on loopback (every decision persisted and counted afterwards).
+## load: the service under load on loopback (every decision persisted and counted afterwards),
+## three rounds of a run without recording and one with, back to back, and their ratio.
+## PostgreSQL: go run ./loadtest -bin bin/stopgate -postgres "$$(scripts/postgres.sh)" -compare 3
 load: build
-	$(GO) run ./loadtest -bin $(BIN)/stopgate -n 20000 -c 32
+	$(GO) run ./loadtest -bin $(BIN)/stopgate -n 20000 -c 32 -compare 3
 
 ## bench: every benchmark once, for a quick look; use benchstat to compare runs.
 bench:

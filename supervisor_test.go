@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stopgate/stopgate/claims"
 	"github.com/stopgate/stopgate/gate"
 	"github.com/stopgate/stopgate/loopguard"
 	"github.com/stopgate/stopgate/model"
@@ -27,10 +28,10 @@ func msg(text string) *Message { return &Message{Text: text} }
 
 // given returns Nudges with the named checks already spent n times each.
 func given(consecutive int, spent map[Check]int) Nudges {
-	var b gate.Budget
+	var b Budget
 	for c, n := range spent {
 		for range n {
-			b.Spend(gate.Name(c))
+			b.Spend(c)
 		}
 	}
 	return Nudges{Consecutive: consecutive, Given: b}
@@ -79,7 +80,7 @@ func TestDecide(t *testing.T) {
 		{
 			name:    "a permission-ask is a stall in autonomous mode",
 			turn:    Turn{Mode: stall.Autonomous, Message: msg("I found two ways to fix this. Shall I proceed with the first one?")},
-			verdict: Continue, check: CheckStall, msgHas: []string{"Nobody will answer"},
+			verdict: Continue, check: CheckStall, msgHas: []string{"Nobody is here to answer", "autonomous"},
 		},
 		{
 			name:    "the configured mode applies when the turn does not say",
@@ -307,7 +308,7 @@ func TestDecideCountsNudges(t *testing.T) {
 	s := New(Config{})
 	turn := Turn{Message: msg("Let me check the tests.")}
 	d1 := s.Decide(context.Background(), turn)
-	if d1.Verdict != Continue || d1.Nudges.Consecutive != 1 || d1.Nudges.Given.Count(gate.Name(CheckStall)) != 1 {
+	if d1.Verdict != Continue || d1.Nudges.Consecutive != 1 || d1.Nudges.Given.Count(CheckStall) != 1 {
 		t.Fatalf("first: %s, nudges %+v", d1.Verdict, d1.Nudges)
 	}
 	// The harness passes the count back; the JSON round trip is how the CLI and hooks do it.
@@ -319,7 +320,7 @@ func TestDecideCountsNudges(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := s.Decide(context.Background(), turn)
-	if d2.Verdict != Continue || d2.Nudges.Given.Count(gate.Name(CheckStall)) != 2 {
+	if d2.Verdict != Continue || d2.Nudges.Given.Count(CheckStall) != 2 {
 		t.Fatalf("second: %s, nudges %+v", d2.Verdict, d2.Nudges)
 	}
 	turn.Nudges = d2.Nudges
@@ -361,6 +362,46 @@ func TestTurnJSON(t *testing.T) {
 	for _, key := range []string{`"verdict":"continue"`, `"check":"processes"`, `"trail":[`, `"nudges":{`} {
 		if !strings.Contains(string(out), key) {
 			t.Errorf("decision JSON lacks %s: %s", key, out)
+		}
+	}
+}
+
+func TestDecideClaims(t *testing.T) {
+	failing := loopguard.Step{Tool: "Bash", Args: `{"command":"go test ./..."}`, Error: "Exit code 1\n--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/p\t0.01s"}
+	edit := loopguard.Step{Tool: "Edit", Args: `{"file_path":"p.go"}`, Result: "ok"}
+	passing := loopguard.Step{Tool: "Bash", Args: `{"command":"go test ./..."}`, Result: "ok  \texample.com/p\t0.01s"}
+	tests := []struct {
+		name    string
+		text    string
+		steps   []loopguard.Step
+		given   int
+		cfg     Config
+		verdict Verdict
+		check   Check
+	}{
+		{"contradicted", "All tests pass.", []loopguard.Step{edit, failing}, 0, Config{}, Continue, CheckClaims},
+		{"contradicted, budget spent", "All tests pass.", []loopguard.Step{edit, failing}, 1, Config{}, Stop, CheckCompleted},
+		{"reported honestly", "The last run still fails in TestParse; I could not fix it.", []loopguard.Step{edit, failing}, 1, Config{}, Stop, CheckCompleted},
+		{"supported", "All tests pass.", []loopguard.Step{failing, edit, passing}, 0, Config{}, Stop, CheckCompleted},
+		{"hedged", "All tests pass except the flaky TestParse.", []loopguard.Step{edit, failing}, 0, Config{}, Stop, CheckCompleted},
+		{"unverified, rule off", "All tests pass.", []loopguard.Step{edit}, 0, Config{}, Stop, CheckCompleted},
+		{"unverified, rule on", "All tests pass.", []loopguard.Step{edit}, 0, Config{Claims: claims.Config{RequireEvidence: true}}, Continue, CheckClaims},
+		{"docs only", "I rewrote the README.", []loopguard.Step{edit, failing}, 0, Config{}, Stop, CheckCompleted},
+		{"off", "All tests pass.", []loopguard.Step{edit, failing}, 0, Config{Off: map[Check]bool{CheckClaims: true}}, Stop, CheckCompleted},
+	}
+	for _, tt := range tests {
+		turn := Turn{Message: &Message{Text: tt.text}, Steps: tt.steps}
+		turn.Nudges.Given.Spend(CheckClaims)
+		if tt.given == 0 {
+			turn.Nudges.Given = Budget{}
+		}
+		d := New(tt.cfg).Decide(context.Background(), turn)
+		if d.Verdict != tt.verdict || d.Check != tt.check {
+			t.Errorf("%s: %s/%s, want %s/%s; trail %+v", tt.name, d.Verdict, d.Check, tt.verdict, tt.check, d.Trail)
+			continue
+		}
+		if d.Verdict == Continue && tt.check == CheckClaims && !strings.Contains(d.Message, "go test ./...") && !strings.Contains(d.Message, "no tests command") && !strings.Contains(d.Message, "no tests") {
+			t.Errorf("%s: message %q does not name the command", tt.name, d.Message)
 		}
 	}
 }

@@ -20,13 +20,18 @@ import (
 	"github.com/stopgate/stopgate/transcript"
 )
 
-// Options configures Run. The zero value (or a nil *Options) audits with the default
-// supervisor (no model classifier) and DefaultReaders, on one worker per CPU, records nothing
+// ErrNoReaders is returned by Run when Options.Readers is empty: no format is known, so no
+// file could be read.
+var ErrNoReaders = errors.New("audit: no session readers given")
+
+// Options configures Run. Readers must be set; otherwise the zero value audits with
+// the default supervisor (no model classifier), on one worker per CPU, records nothing
 // and reports no progress.
 type Options struct {
 	// Supervisor decides each stop; nil means stopgate.New(stopgate.Config{}).
 	Supervisor *stopgate.Supervisor
-	// Readers are the formats recognised, asked in order; nil means DefaultReaders().
+	// Readers are the formats recognised, asked in order: each harness package's
+	// (cmd/stopgate lists them all).
 	Readers []Reader
 	// Store, when set, receives every decision and termination reason (see Record).
 	Store store.Store
@@ -65,10 +70,13 @@ type Report struct {
 // Counts are what a session, or the total, adds up to.
 type Counts struct {
 	// Turns counts turns; Stops the turns the agent ended itself (each one a stop a stop hook
-	// would have been asked about); Interrupted the turns the user ended.
+	// would have been asked about); Interrupted the turns the user ended; NoStop the turns
+	// that ended on no stop of the agent (a local command no model answered, a turn the file
+	// ends in the middle of; see Turn.NoStop).
 	Turns       int `json:"turns"`
 	Stops       int `json:"stops"`
 	Interrupted int `json:"interrupted"`
+	NoStop      int `json:"no_stop"`
 	// WouldBlock counts the stops stopgate would not have let happen: a continuation, or a
 	// retry of the error the turn ended on. WouldBlockByCheck splits them by the check that
 	// decided.
@@ -118,14 +126,18 @@ type TurnReport struct {
 	// Ending is how the turn ended by the session file's account (see Turn.Ending).
 	Ending       termination.Category `json:"ending"`
 	EndingDetail string               `json:"ending_detail,omitempty"`
-	// Final is the last sentence of the final message, cut at the front to 100 runes.
+	// Final is the last sentence or question of the final message's prose (stall.FinalSentence:
+	// not a closing list item, rule, table row or code block), cut at the front to 100 runes.
 	Final string `json:"final,omitempty"`
 	// Why is what the deciding check found; Sentence, for a stall, the sentence the nudge
 	// quotes back.
 	Why      string `json:"why,omitempty"`
 	Sentence string `json:"sentence,omitempty"`
-	// Decision is the supervisor's; nil for a turn the user interrupted, where no stop hook
-	// is asked.
+	// NoStop says why the turn ended on no stop of the agent (see Turn.NoStop); empty for a
+	// stop.
+	NoStop string `json:"no_stop,omitempty"`
+	// Decision is the supervisor's; nil for a turn the user interrupted, or one that ended on
+	// no stop, where no stop hook is asked.
 	Decision *stopgate.Decision `json:"decision,omitempty"`
 }
 
@@ -140,9 +152,17 @@ type Files struct {
 	WithParent int `json:"with_parent"`
 	// Skipped counts the files not audited, by why: "unknown format" or a reader's reason.
 	Skipped map[string]int `json:"skipped"`
+	// SkippedFiles names each file not audited and why, in the order the files were found.
+	SkippedFiles []Skip `json:"skipped_files"`
 	// Failed counts the files, and the paths named, that could not be read (see
 	// Report.Failures).
 	Failed int `json:"failed"`
+}
+
+// Skip is one file an audit did not read, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Failure is a file that could not be read.
@@ -186,8 +206,8 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 	if o.Supervisor == nil {
 		o.Supervisor = stopgate.New(stopgate.Config{})
 	}
-	if o.Readers == nil {
-		o.Readers = DefaultReaders()
+	if len(o.Readers) == 0 {
+		return nil, ErrNoReaders
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -201,6 +221,7 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 	rep.Files.Found = len(files) + withParent
 	rep.Files.WithParent = withParent
 	rep.Files.Skipped = map[string]int{}
+	rep.Files.SkippedFiles = []Skip{}
 	rep.Files.Failed = len(failures)
 	consumed := map[string]bool{}
 	for i, r := range results {
@@ -221,6 +242,7 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 			rep.Files.Failed++
 		case r.skip != "":
 			rep.Files.Skipped[r.skip]++
+			rep.Files.SkippedFiles = append(rep.Files.SkippedFiles, Skip{Path: files[i].path, Reason: r.skip})
 		default:
 			rep.Files.Audited++
 			kept = append(kept, r.sessions...)
@@ -376,13 +398,17 @@ func (a *auditor) decide(ctx context.Context, s *Session) *sessionResult {
 			Ending: t.Ending.Category, EndingDetail: t.Ending.Detail,
 		}
 		if m := t.Turn.Message; m != nil {
-			tr.Final = excerpt(stall.DanglingSentence(m.Text), transcript.ExcerptRunes, true)
+			tr.Final = transcript.Excerpt(stall.FinalSentence(m.Text), transcript.ExcerptRunes, true)
 		}
 		c.Turns++
 		c.TurnEndings[t.Ending.Category]++
-		if t.Interrupted {
+		switch {
+		case t.Interrupted:
 			c.Interrupted++
-		} else {
+		case t.NoStop != "":
+			tr.NoStop = t.NoStop
+			c.NoStop++
+		default:
 			d := a.o.Supervisor.Decide(ctx, t.Turn)
 			tr.Decision = &d
 			for _, e := range d.Trail {
@@ -433,6 +459,7 @@ func (c *Counts) add(o Counts) {
 	c.Turns += o.Turns
 	c.Stops += o.Stops
 	c.Interrupted += o.Interrupted
+	c.NoStop += o.NoStop
 	c.WouldBlock += o.WouldBlock
 	c.Parked += o.Parked
 	c.Nudges += o.Nudges

@@ -29,7 +29,7 @@ func TestPruneStates(t *testing.T) {
 	write("notes.txt", old)
 	write("recent.json", now.Add(-StateMaxAge+time.Hour))
 
-	if err := saveState(filepath.Join(dir, "new.json"), state{}); err != nil {
+	if err := saveState(filepath.Join(dir, "new.json"), State{}); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"old-session.json": false, ".state-123.tmp": false, "notes.txt": true, "recent.json": true, "new.json": true, pruneMarker: true} {
@@ -40,7 +40,7 @@ func TestPruneStates(t *testing.T) {
 
 	// Within a day of the last sweep, another save does not sweep.
 	write("old-again.json", old)
-	if err := saveState(filepath.Join(dir, "new.json"), state{}); err != nil {
+	if err := saveState(filepath.Join(dir, "new.json"), State{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "old-again.json")); err != nil {

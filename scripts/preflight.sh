@@ -17,7 +17,11 @@ missing=()
 command -v "${GO:-go}" >/dev/null || missing+=("Go 1.26 or newer (https://go.dev/dl/), on PATH")
 
 # The harness CLIs: already installed, or node and npm to install them.
-if [[ ! -x "$prefix/node_modules/.bin/claude" || ! -x "$prefix/node_modules/.bin/gemini" || ! -x "$prefix/node_modules/.bin/codex" ]]; then
+need_npm=0
+for cli in claude gemini codex copilot opencode; do
+	[[ -x "$prefix/node_modules/.bin/$cli" ]] || need_npm=1
+done
+if ((need_npm)); then
 	command -v node >/dev/null || missing+=("node, to install the harness CLIs the end-to-end tests drive (apt-get install nodejs)")
 	command -v "$npm" >/dev/null || missing+=("npm, to install the harness CLIs from the npm registry (apt-get install npm)")
 fi

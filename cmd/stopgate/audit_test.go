@@ -25,10 +25,10 @@ var transcriptSets = []struct {
 	sessions  string // the table's total row
 	files     string // the table's account of the files
 	turns     int    // recorded
-	decisions int    // one per stop
+	decisions int    // one per stop: not the interrupted turns, nor local commands (/compact, /mcp)
 }{
-	{"sample", func(tb testing.TB) string { return dataset.Sample(tb, "transcripts") }, "TOTAL (6 sessions)", "Files: 10 found, 5 audited, 2 read with their session, 3 skipped", 12, 7},
-	{"evaluation", func(tb testing.TB) string { return dataset.Shared(tb, "transcripts") }, "TOTAL (16 sessions)", "Files: 30 found, 10 audited, 11 read with their session, 9 skipped", 31, 26},
+	{"sample", func(tb testing.TB) string { return dataset.Sample(tb, "transcripts") }, "TOTAL (6 sessions)", "Files: 10 found, 5 audited, 2 read with their session, 3 skipped", 12, 6},
+	{"evaluation", func(tb testing.TB) string { return dataset.Shared(tb, "transcripts") }, "TOTAL (16 sessions)", "Files: 30 found, 10 audited, 11 read with their session, 9 skipped", 31, 24},
 }
 
 // auditFixtures are the audit package's hand-written sessions: every check that blocks, real
@@ -89,10 +89,10 @@ func TestAuditJSON(t *testing.T) {
 		t.Fatalf("not one JSON document: %v\n%s", err, out)
 	}
 	c := rep.Total.Counts
-	if rep.Total.Sessions != 29 || c.WouldBlock != 22 || c.Parked != 1 {
-		t.Errorf("total %d sessions, %d would block, %d parked; want 29, 22, 1", rep.Total.Sessions, c.WouldBlock, c.Parked)
+	if rep.Total.Sessions != 33 || c.WouldBlock != 23 || c.Parked != 1 {
+		t.Errorf("total %d sessions, %d would block, %d parked; want 33, 23, 1", rep.Total.Sessions, c.WouldBlock, c.Parked)
 	}
-	wantChecks := map[string]int{"stall": 5, "processes": 3, "todos": 1, "livelock": 2, "stop_metadata": 2, "error": 9}
+	wantChecks := map[string]int{"stall": 5, "processes": 3, "todos": 1, "livelock": 2, "stop_metadata": 2, "error": 9, "claims": 1}
 	for k, v := range wantChecks {
 		if c.WouldBlockByCheck[k] != v {
 			t.Errorf("would block by %s: %d, want %d (all: %v)", k, c.WouldBlockByCheck[k], v, c.WouldBlockByCheck)
@@ -137,14 +137,14 @@ func TestAuditMixedFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	recorded := filepath.Join("..", "..", "hook", "testdata")
+	harnesses := filepath.Join("..", "..", "harness")
 	place(filepath.Join(auditFixtures, "claude-code", "stall.jsonl"), "claude", "projects", "-work-demo", "a0d17000-0000-4000-8000-000000000001.jsonl")
 	place(filepath.Join(auditFixtures, "codex", "codex-stall.jsonl"), "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T09-00-00-c0de0000-0000-4000-8000-000000000001.jsonl")
 	place(filepath.Join(auditFixtures, "codex", "codex-background.jsonl"), "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c0de0000-0000-4000-8000-000000000002.jsonl")
-	place(filepath.Join(recorded, "codex", "rollout-0.169.0.jsonl"), "codex", "sessions", "2026", "11", "29", "rollout-2026-11-29T22-34-02-00000000-0000-4000-8000-0000000000c1.jsonl")
+	place(filepath.Join(harnesses, "codex", "testdata", "codex", "rollout-0.169.0.jsonl"), "codex", "sessions", "2026", "11", "29", "rollout-2026-11-29T22-34-02-00000000-0000-4000-8000-0000000000c1.jsonl")
 	place(filepath.Join(auditFixtures, "gemini", "gemini-background.jsonl"), "gemini", "tmp", "0f0e0d0c", "chats", "session-2026-03-03T10-00-9e0d0000.jsonl")
 	place(filepath.Join(auditFixtures, "gemini", "gemini-legacy.json"), "gemini", "tmp", "0f0e0d0c", "chats", "session-2026-03-03T12-00-9e0d0000.json")
-	place(filepath.Join(recorded, "gemini", "session-0.61.0.jsonl"), "gemini", "tmp", "9dad1e4e", "chats", "session-2026-11-29T22-46-00000000.jsonl")
+	place(filepath.Join(harnesses, "gemini", "testdata", "gemini", "session-0.61.0.jsonl"), "gemini", "tmp", "9dad1e4e", "chats", "session-2026-11-29T22-46-00000000.jsonl")
 	place(filepath.Join(auditFixtures, "other", "notes.txt"), "notes.txt")
 
 	out, errOut, code := runCmd(t, "", "audit", dir)

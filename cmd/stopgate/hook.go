@@ -5,14 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/claudecode"
 	"github.com/stopgate/stopgate/hook"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/xdg"
 	"github.com/stopgate/stopgate/store"
 )
 
@@ -46,17 +48,19 @@ Run 'stopgate help hook HARNESS' for what a hook reads and answers, and
 			hookClaudeCodeCommand(),
 			hookCodexCommand(),
 			hookGeminiCommand(),
+			hookCopilotCommand(),
+			hookOpencodeCommand(),
 			{
 				name:    "install",
 				summary: "add a stop hook to a harness's settings",
-				usage:   "hook install claude-code|codex|gemini-cli [flags]",
-				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand()},
+				usage:   "hook install claude-code|codex|gemini-cli|copilot|opencode [flags]",
+				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand(), hookInstallCopilotCommand(), hookInstallOpencodeCommand()},
 			},
 			{
 				name:    "uninstall",
 				summary: "remove a stop hook from a harness's settings",
-				usage:   "hook uninstall claude-code|codex|gemini-cli [flags]",
-				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand()},
+				usage:   "hook uninstall claude-code|codex|gemini-cli|copilot|opencode [flags]",
+				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand(), hookUninstallCopilotCommand(), hookUninstallOpencodeCommand()},
 			},
 		},
 	}
@@ -89,19 +93,15 @@ func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 	h.rf.define(tmp)
 	tmp.StringVar(&h.stateDir, "state-dir", "", "keep the per-session nudge budgets in `DIR` (default $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks)")
 	tmp.DurationVar(&h.timeout, "timeout", hook.DefaultTimeout, "let the agent stop if no decision is made within `D`")
-	tmp.StringVar(&h.style, "style", string(hook.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
+	tmp.StringVar(&h.style, "style", string(claudecode.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
 	tmp.VisitAll(add)
 }
 
-// defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks;
-// "" when neither variable is set. A relative XDG_STATE_HOME is ignored, as the XDG
-// base-directory specification says.
+// defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks
+// (a relative XDG_STATE_HOME is ignored); "" when neither variable helps.
 func defaultStateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+	if d := xdg.StateHome(getenv); d != "" {
 		return filepath.Join(d, "stopgate", "hooks")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "stopgate", "hooks")
 	}
 	return ""
 }
@@ -167,13 +167,14 @@ Flags may also come after "--", which is how 'stopgate hook install claude-code'
 them: a flag this binary does not know (after an upgrade or a downgrade) then fails open too.
 
 Install it with 'stopgate hook install claude-code'.`,
-	}, true, hook.ClaudeCode)
+	}, true, claudecode.Name)
 }
 
-// harnessHookCommand completes c, the command that runs one harness's hook, with the hook flags
-// (-style only when withStyle), parsed leniently, and a run that fails open: a bad flag or
-// configuration lets the agent stop, with one line on stderr, before run is called.
-func harnessHookCommand(c *command, withStyle bool, run func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts *hook.Options) int) *command {
+// harnessHookCommand completes c, the command that runs the hook of the harness named name (in
+// the registry, harnesses), with the hook flags (-style only when withStyle), parsed
+// leniently, and a run that fails open: a bad flag or configuration lets the agent stop, with
+// one line on stderr, before the hook is run.
+func harnessHookCommand(c *command, withStyle bool, name string) *command {
 	var h hookFlags
 	var flagErrs []error
 	c.failOpen = true
@@ -190,38 +191,43 @@ func harnessHookCommand(c *command, withStyle bool, run func(ctx context.Context
 				flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 			}
 		}
-		opts, err := h.options(e, flagErrs)
+		opts, style, err := h.options(e, flagErrs)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
 			return 0
 		}
-		return run(ctx, e.stdin, e.stdout, e.stderr, opts)
+		hk := hookOf(name, style)
+		if hk == nil {
+			fmt.Fprintf(e.stderr, "stopgate: no hook for harness %q; letting the agent stop\n", name)
+			return 0
+		}
+		return hook.Run(ctx, e.stdin, e.stdout, e.stderr, hk, opts)
 	}
 	return c
 }
 
-// options builds the hook's options from the flags.
-func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, error) {
+// options builds the hook driver's options and Claude Code's answer style from the flags.
+func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, claudecode.Style, error) {
 	if err := errors.Join(flagErrs...); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	style, err := hook.ParseStyle(h.style)
+	style, err := claudecode.ParseStyle(h.style)
 	if err != nil {
-		return nil, fmt.Errorf("flag -style: %w", err)
+		return nil, "", fmt.Errorf("flag -style: %w", err)
 	}
 	sup, err := h.sf.supervisor(e)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	dir := h.stateDir
 	if dir == "" {
 		dir = defaultStateDir(e.getenv)
 	}
-	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, Style: style, RecordTimeout: hookStoreBusy}
+	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, RecordTimeout: hookStoreBusy}
 	if rec := h.rf.recorder(e, hookStoreBusy, &h.sf); rec != nil {
 		opts.Recorder = rec
 	}
-	return opts, nil
+	return opts, style, nil
 }
 
 // hookStoreBusy is a hook's recording budget: how long it waits for another process holding
@@ -230,91 +236,74 @@ func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, error) {
 // that tests under the race detector, where creating a SQLite log takes longer, can widen it.)
 var hookStoreBusy = hook.DefaultRecordTimeout
 
-// settingsFlags choose the settings file install and uninstall edit.
-type settingsFlags struct {
-	project, user, local bool
-	file                 string
+// scopeFlags choose the file install and uninstall edit: one flag per scope the harness has
+// (the first the default), or -FILEFLAG FILE. Where a scope's file is, the harness's
+// Installer.Path says: the path logic is in the harness package alone.
+type scopeFlags struct {
+	inst   harness.Installer
+	scopes []scopeFlag
+	// fileFlag names the flag of an explicit file ("settings", "hooks"), fileUsage its usage.
+	fileFlag, fileUsage string
+
+	file string
+	set  []bool // by scope, in order
 }
 
-func (s *settingsFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&s.user, "user", false, "edit ~/.claude/settings.json, for every project (the default)")
-	fs.BoolVar(&s.project, "project", false, "edit .claude/settings.json in the current directory (shared with the project)")
-	fs.BoolVar(&s.local, "local", false, "edit .claude/settings.local.json in the current directory (this machine only)")
-	fs.StringVar(&s.file, "settings", "", "edit the settings `FILE`")
+// scopeFlag is one scope's flag: -user, -project, -local.
+type scopeFlag struct {
+	scope harness.Scope
+	usage string
 }
 
-// path returns the settings file the flags name.
-func (s *settingsFlags) path(e env) (string, error) {
-	n := 0
-	for _, set := range []bool{s.project, s.user, s.local, s.file != ""} {
-		if set {
-			n++
-		}
+func (f *scopeFlags) define(fs *flag.FlagSet) {
+	f.set = make([]bool, len(f.scopes))
+	for i, sc := range f.scopes {
+		fs.BoolVar(&f.set[i], string(sc.scope), false, sc.usage)
 	}
-	if n > 1 {
-		return "", errors.New("choose one of -user, -project, -local and -settings")
-	}
-	switch {
-	case s.file != "":
-		return filepath.Abs(s.file)
-	case s.project || s.local:
-		cwd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		name := "settings.json"
-		if s.local {
-			name = "settings.local.json"
-		}
-		return filepath.Join(cwd, ".claude", name), nil
-	}
-	home := e.getenv("HOME")
-	if home == "" {
-		return "", errors.New("HOME is not set; name the settings file with -settings")
-	}
-	return filepath.Join(home, ".claude", "settings.json"), nil
-}
-
-// fileFlags choose the file install and uninstall edit for a harness with a user file and a
-// project file: -user (the default), -project, or -FILEFLAG FILE.
-type fileFlags struct {
-	project, user bool
-	file          string
-
-	userUsage, projectUsage string
-	fileFlag, fileUsage     string
-	projectFile             string                      // relative to the current directory
-	userFile                func(e env) (string, error) // the -user file
-}
-
-func (f *fileFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&f.user, "user", false, f.userUsage)
-	fs.BoolVar(&f.project, "project", false, f.projectUsage)
 	fs.StringVar(&f.file, f.fileFlag, "", f.fileUsage)
 }
 
+// scope returns the scope the flags choose; the first (the default) when none is set, and ""
+// when -FILEFLAG names the file.
+func (f *scopeFlags) scope() harness.Scope {
+	if f.file != "" {
+		return ""
+	}
+	for i, set := range f.set {
+		if set {
+			return f.scopes[i].scope
+		}
+	}
+	return f.scopes[0].scope
+}
+
 // path returns the file the flags name.
-func (f *fileFlags) path(e env) (string, error) {
-	n := 0
-	for _, set := range []bool{f.project, f.user, f.file != ""} {
+func (f *scopeFlags) path(e env) (string, error) {
+	n, names := 0, []string{}
+	for i, set := range f.set {
+		names = append(names, "-"+string(f.scopes[i].scope))
 		if set {
 			n++
 		}
 	}
+	if f.file != "" {
+		n++
+	}
 	if n > 1 {
-		return "", fmt.Errorf("choose one of -user, -project and -%s", f.fileFlag)
+		return "", fmt.Errorf("choose one of %s and -%s", strings.Join(names, ", "), f.fileFlag)
 	}
-	switch {
-	case f.file != "":
+	if f.file != "" {
 		return filepath.Abs(f.file)
-	case f.project:
-		cwd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(cwd, f.projectFile), nil
 	}
-	return f.userFile(e)
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	p, err := f.inst.Path(f.scope(), harness.Env{Home: e.getenv("HOME"), CWD: cwd, Getenv: e.getenv})
+	if err != nil {
+		return "", fmt.Errorf("%w; name the %s file with -%s", err, f.fileFlag, f.fileFlag)
+	}
+	return p, nil
 }
 
 // recordingValue wraps a flag.Value and records every value it is set to, so install can
@@ -346,8 +335,23 @@ belong in a project's shared .claude/settings.json (-project) unless everyone ha
 that path. -local edits the project's .claude/settings.local.json, which Claude Code keeps out
 of version control.`
 
+// claudeSettingsFlags returns the flags choosing the Claude Code settings file install and
+// uninstall edit.
+func claudeSettingsFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: claudecode.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "edit ~/.claude/settings.json, for every project (the default)"},
+			{harness.ScopeProject, "edit .claude/settings.json in the current directory (shared with the project)"},
+			{harness.ScopeLocal, "edit .claude/settings.local.json in the current directory (this machine only)"},
+		},
+		fileFlag:  "settings",
+		fileUsage: "edit the settings `FILE`",
+	}
+}
+
 func hookInstallCommand() *command {
-	var s settingsFlags
+	s := claudeSettingsFlags()
 	return installCommand(&command{
 		name:    "claude-code",
 		summary: "add the stopgate hook to a Claude Code settings file",
@@ -365,45 +369,40 @@ absolute. The flags and the configuration are checked now, and the event log is 
 so a mistake shows here rather than as a hook that lets every stop through. A -store URL with
 a password is refused: the settings file would hold it in clear (and a project's is often
 committed); put store = "postgres://..." in the configuration file instead, or give the
-password by PGPASSWORD or ~/.pgpass. Claude Code gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
+password by PGPASSWORD or ~/.pgpass. Claude Code gives the hook ` + fmt.Sprint(claudecode.HandlerTimeout) + ` s before it cancels it.
 
 ` + settingsHelp,
 	}, installSpec{
-		defineFile: s.define,
-		path:       s.path,
-		withStyle:  true,
-		harness:    "Claude Code",
-		waits:      time.Duration(hook.HandlerTimeout) * time.Second,
-		stops:      "cancel",
-		command:    hook.Command,
-		install:    hook.Install,
-		installed:  "the Stop and SubagentStop hooks",
+		files:     s,
+		withStyle: true,
+		harness:   "Claude Code",
+		waits:     time.Duration(claudecode.HandlerTimeout) * time.Second,
+		stops:     "cancel",
+		installed: "the Stop and SubagentStop hooks",
 	})
 }
 
 // installSpec is what one harness adds to the shared `stopgate hook install` command.
 type installSpec struct {
-	defineFile func(fs *flag.FlagSet)      // the flags choosing the file to edit
-	path       func(e env) (string, error) // the file they choose
-	withStyle  bool                        // whether the hook takes -style
-	harness    string                      // the harness's name, for the timeout warning
-	waits      time.Duration               // how long the harness waits for the hook
-	stops      string                      // what the harness does to a hook past waits: "cancel", "kill"
-	command    func(exe string, args ...string) string
-	install    func(path, command string) (bool, error)
-	installed  string // what install adds, for the message: "the AfterAgent hook"
+	files     *scopeFlags   // the flags choosing the file to edit, and the harness's Installer
+	withStyle bool          // whether the hook takes -style
+	harness   string        // the harness's name, for the timeout warning
+	waits     time.Duration // how long the harness waits for the hook
+	stops     string        // what the harness does to a hook past waits: "cancel", "kill"
+	installed string        // what install adds, for the message: "the AfterAgent hook"
 	// after, if set, runs once the file is written, and returns the exit status.
 	after func(e env, name, path string) int
 }
 
 // installCommand completes c, the `hook install HARNESS` command: it checks the hook flags and
-// configuration, builds the command line (this binary's absolute path, then the flags given
-// after "--", relative -config and -state-dir made absolute) and installs it in the file.
+// configuration, refuses a -store URL carrying a password, opens the event log once, builds
+// the command line (this binary's absolute path, then the flags given after "--", relative
+// -config, -state-dir and -store made absolute) and installs it in the file.
 func installCommand(c *command, spec installSpec) *command {
 	var h hookFlags
 	var embedded [][2]string
 	c.flags = func(fs *flag.FlagSet) {
-		spec.defineFile(fs)
+		spec.files.define(fs)
 		h.defineFor(spec.withStyle, func(f *flag.Flag) {
 			fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
 		})
@@ -413,11 +412,11 @@ func installCommand(c *command, spec installSpec) *command {
 		if len(args) > 0 {
 			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
 		}
-		path, err := spec.path(e)
+		path, err := spec.files.path(e)
 		if err != nil {
 			return usageError(e, name, err.Error())
 		}
-		if _, err := h.options(e, nil); err != nil {
+		if _, _, err := h.options(e, nil); err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return exitUsage
 		}
@@ -453,8 +452,8 @@ func installCommand(c *command, spec installSpec) *command {
 		if len(words) > 0 {
 			words = append([]string{"--"}, words...)
 		}
-		cmd := spec.command(exe, words...)
-		changed, err := spec.install(path, cmd)
+		cmd := spec.files.inst.Command(exe, words...)
+		changed, err := spec.files.inst.Install(path, cmd)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return 1
@@ -511,7 +510,7 @@ func configPathFor(e env, sf *supervisorFlags) string {
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func hookUninstallCommand() *command {
-	var s settingsFlags
+	s := claudeSettingsFlags()
 	return uninstallCommand(&command{
 		name:    "claude-code",
 		summary: "remove the stopgate hook from a Claude Code settings file",
@@ -524,23 +523,23 @@ column where it stops being JSON.
 
 ` + settingsHelp,
 		flags: s.define,
-	}, s.path, hook.Uninstall, "hooks")
+	}, s, "hooks")
 }
 
 // uninstallCommand completes c, the `hook uninstall HARNESS` command whose flags c.flags
-// defines: it removes the stopgate hook from the file path names with uninstall. noun is
-// "hook" or "hooks", for the message.
-func uninstallCommand(c *command, path func(e env) (string, error), uninstall func(path string) (bool, error), noun string) *command {
+// defines: it removes the stopgate hook from the file files names with the harness's
+// Installer. noun is "hook" or "hooks", for the message.
+func uninstallCommand(c *command, files *scopeFlags, noun string) *command {
 	c.run = func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
 		name := "hook uninstall " + c.name
 		if len(args) > 0 {
 			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
 		}
-		file, err := path(e)
+		file, err := files.path(e)
 		if err != nil {
 			return usageError(e, name, err.Error())
 		}
-		changed, err := uninstall(file)
+		changed, err := files.inst.Uninstall(file)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return 1

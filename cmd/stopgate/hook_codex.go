@@ -1,12 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/codex"
 )
 
 func hookCodexCommand() *command {
@@ -39,27 +38,19 @@ stops in a small JSON file per session under --state-dir. When that file cannot 
 stop_hook_active is set, the agent may stop.
 
 Install it with 'stopgate hook install codex'.`,
-	}, false, hook.Codex)
+	}, false, codex.Name)
 }
 
 // codexHooksFlags returns the flags choosing the hooks.json install and uninstall edit.
-func codexHooksFlags() *fileFlags {
-	return &fileFlags{
-		userUsage:    "edit $CODEX_HOME/hooks.json (default ~/.codex/hooks.json), for every project (the default)",
-		projectUsage: "edit .codex/hooks.json in the current directory, for this project",
-		fileFlag:     "hooks",
-		fileUsage:    "edit the hooks `FILE`",
-		projectFile:  filepath.Join(".codex", "hooks.json"),
-		userFile: func(e env) (string, error) {
-			if d := e.getenv("CODEX_HOME"); d != "" {
-				return filepath.Abs(filepath.Join(d, "hooks.json"))
-			}
-			home := e.getenv("HOME")
-			if home == "" {
-				return "", errors.New("neither CODEX_HOME nor HOME is set; name the hooks file with -hooks")
-			}
-			return filepath.Join(home, ".codex", "hooks.json"), nil
+func codexHooksFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: codex.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "edit $CODEX_HOME/hooks.json (default ~/.codex/hooks.json), for every project (the default)"},
+			{harness.ScopeProject, "edit .codex/hooks.json in the current directory, for this project"},
 		},
+		fileFlag:  "hooks",
+		fileUsage: "edit the hooks `FILE`",
 	}
 }
 
@@ -92,31 +83,28 @@ by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir,
 -store, -no-record) after "--". Relative -config, -state-dir and -store paths are made
 absolute. The flags and the configuration are checked now, and the event log is opened once,
 so a mistake shows here rather than as a hook that lets every stop through. A -store URL with
-a password is refused; put it in the configuration file, or use PGPASSWORD or ~/.pgpass. Codex gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
+a password is refused; put it in the configuration file, or use PGPASSWORD or ~/.pgpass. Codex gives the hook ` + fmt.Sprint(codex.HandlerTimeout) + ` s before it cancels it.
 
 ` + codexHooksHelp,
 	}, installSpec{
-		defineFile: c.define,
-		path:       c.path,
-		harness:    "Codex",
-		waits:      time.Duration(hook.HandlerTimeout) * time.Second,
-		stops:      "cancel",
-		command:    hook.CodexCommand,
-		install:    hook.InstallCodex,
-		installed:  "the Stop and SubagentStop hooks",
+		files:     c,
+		harness:   "Codex",
+		waits:     time.Duration(codex.HandlerTimeout) * time.Second,
+		stops:     "cancel",
+		installed: "the Stop and SubagentStop hooks",
 		after: func(e env, name, path string) int {
-			recs, err := hook.CodexTrust(path)
+			recs, err := codex.Trust(path)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 				return 1
 			}
 			fmt.Fprintf(e.stdout, "\nCodex runs these hooks only once you trust them: review them with /hooks in Codex,\nor add to $CODEX_HOME/config.toml (~/.codex/config.toml):\n\n")
 			for _, r := range recs {
-				if hook.IsCodexHookCommand(r.Command) {
+				if codex.IsHookCommand(r.Command) {
 					fmt.Fprintf(e.stdout, "%s\n", r.TOML())
 				}
 			}
-			if c.project {
+			if c.scope() == harness.ScopeProject {
 				fmt.Fprintf(e.stdout, "Codex reads a project's .codex/hooks.json only in a project you trust.\n")
 			}
 			return 0
@@ -137,5 +125,5 @@ for the removed hooks are left alone; Codex ignores entries for hooks that no lo
 
 ` + codexHooksHelp,
 		flags: c.define,
-	}, c.path, hook.UninstallCodex, "hooks")
+	}, c, "hooks")
 }

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/gemini"
 )
 
 func hookGeminiCommand() *command {
@@ -41,28 +40,20 @@ as a nudge counts as in a row even when stop_hook_active is false (Gemini CLI cl
 model has called a tool); when the file cannot be read in that case, the agent may stop.
 
 Install it with 'stopgate hook install gemini-cli'.`,
-	}, false, hook.GeminiCLI)
+	}, false, gemini.Name)
 }
 
 // geminiSettingsFlags returns the flags choosing the Gemini CLI settings file install and
 // uninstall edit.
-func geminiSettingsFlags() *fileFlags {
-	return &fileFlags{
-		userUsage:    "edit ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini/settings.json when set), for every project (the default)",
-		projectUsage: "edit .gemini/settings.json in the current directory, for this project",
-		fileFlag:     "settings",
-		fileUsage:    "edit the settings `FILE`",
-		projectFile:  filepath.Join(".gemini", "settings.json"),
-		userFile: func(e env) (string, error) {
-			home := e.getenv("GEMINI_CLI_HOME")
-			if home == "" {
-				home = e.getenv("HOME")
-			}
-			if home == "" {
-				return "", errors.New("neither GEMINI_CLI_HOME nor HOME is set; name the settings file with -settings")
-			}
-			return filepath.Abs(filepath.Join(home, ".gemini", "settings.json"))
+func geminiSettingsFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: gemini.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "edit ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini/settings.json when set), for every project (the default)"},
+			{harness.ScopeProject, "edit .gemini/settings.json in the current directory, for this project"},
 		},
+		fileFlag:  "settings",
+		fileUsage: "edit the settings `FILE`",
 	}
 }
 
@@ -83,7 +74,7 @@ func hookInstallGeminiCommand() *command {
 		summary: "add the stopgate hook to a Gemini CLI settings file",
 		usage:   "hook install gemini-cli [-user|-project|-settings FILE] [hook flags]",
 		help: `Add "stopgate hook gemini-cli" as a command hook for Gemini CLI's AfterAgent event, named
-"stopgate", with a timeout of ` + fmt.Sprint(hook.GeminiHandlerTimeout.Milliseconds()) + ` ms. Everything else in the settings file is kept: other
+"stopgate", with a timeout of ` + fmt.Sprint(gemini.HandlerTimeout.Milliseconds()) + ` ms. Everything else in the settings file is kept: other
 keys byte for byte and in order, other events and other hooks. Installing again changes
 nothing; a stopgate hook already there with another command (a moved binary, other flags) is
 updated. Nothing needs enabling in Gemini CLI 0.61.0 (hooksConfig.enabled defaults to true);
@@ -98,16 +89,13 @@ a password is refused; put it in the configuration file, or use PGPASSWORD or ~/
 
 ` + geminiSettingsHelp,
 	}, installSpec{
-		defineFile: g.define,
-		path:       g.path,
-		harness:    "Gemini CLI",
-		waits:      hook.GeminiHandlerTimeout,
-		stops:      "kill",
-		command:    hook.GeminiCommand,
-		install:    hook.InstallGemini,
-		installed:  "the AfterAgent hook",
+		files:     g,
+		harness:   "Gemini CLI",
+		waits:     gemini.HandlerTimeout,
+		stops:     "kill",
+		installed: "the AfterAgent hook",
 		after: func(e env, name, path string) int {
-			switch why, err := hook.GeminiHooksDisabled(path); {
+			switch why, err := gemini.HooksDisabled(path); {
 			case err != nil:
 				fmt.Fprintf(e.stderr, "stopgate %s: warning: %v\n", name, err)
 			case why != "":
@@ -130,5 +118,5 @@ empty. Everything else is kept as it was.
 
 ` + geminiSettingsHelp,
 		flags: g.define,
-	}, g.path, hook.UninstallGemini, "hook")
+	}, g, "hook")
 }
