@@ -23,7 +23,7 @@ type auditFlags struct {
 func (f *auditFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "write one JSON document instead of the table")
 	fs.BoolVar(&f.record, "record", false, "record every decision and termination reason in the event log (-store)")
-	fs.StringVar(&f.dsn, "store", "", "with -record, the event log: a SQLite file `PATH` or a postgres:// URL (default $XDG_STATE_HOME/stopgate/events.db)")
+	fs.StringVar(&f.dsn, "store", "", "with -record, the event log: a SQLite file `PATH` or a postgres:// URL (default: the config file's store, else $XDG_STATE_HOME/stopgate/events.db)")
 	fs.IntVar(&f.workers, "workers", 0, "read and decide up to `N` files at once (default: one per CPU)")
 	f.sf.define(fs)
 }
@@ -68,7 +68,7 @@ With -record, every decision (and the termination reasons it carries, and the en
 each interrupted turn) is appended to the event log at the turn's time, so the dashboard
 shows the audited sessions. Event IDs derive from the session and the turn, so recording the
 same sessions again appends nothing new:
-  stopgate audit --record ../shared/data/transcripts
+  stopgate audit --record ~/.claude/projects
 
 Progress is shown on stderr when it is a terminal. Exit status: 0, or 1 when a file could
 not be read or the event log not written (the report is still written), 2 for a bad command
@@ -85,7 +85,7 @@ line.`,
 			}
 			opts := &audit.Options{Supervisor: sup, Workers: f.workers, Readers: auditReaders()}
 			if f.record {
-				st, err := openAuditStore(ctx, e, f.dsn)
+				st, err := openAuditStore(ctx, e, f.sf.configStore(f.dsn))
 				if err != nil {
 					fmt.Fprintf(e.stderr, "stopgate audit: %v\n", err)
 					return 1
