@@ -376,20 +376,53 @@ func fastString(v []byte, dst *string) error {
 		*dst = string(body)
 		return nil
 	}
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		ok := true
-		for _, c := range body {
-			if c < 0x20 {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			*dst = string(body)
-			return nil
-		}
+	if s, ok := unescape(body); ok {
+		*dst = s
+		return nil
 	}
 	return json.Unmarshal(v, dst)
+}
+
+// unescape decodes the body of a JSON string that holds only the one-letter escapes (\n,
+// \t, \", \\, …), no control byte and valid UTF-8; ok is false for anything else (\u
+// escapes among them), which encoding/json then decodes.
+func unescape(body []byte) (s string, ok bool) {
+	var out strings.Builder
+	out.Grow(len(body))
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c < 0x20:
+			return "", false
+		case c != '\\':
+			out.WriteByte(c)
+			continue
+		}
+		i++
+		if i == len(body) {
+			return "", false
+		}
+		switch body[i] {
+		case '"', '\\', '/':
+			out.WriteByte(body[i])
+		case 'n':
+			out.WriteByte('\n')
+		case 't':
+			out.WriteByte('\t')
+		case 'r':
+			out.WriteByte('\r')
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		default:
+			return "", false
+		}
+	}
+	if !utf8.ValidString(out.String()) {
+		return "", false
+	}
+	return out.String(), true
 }
 
 // errSlow makes a fast decoder hand the line to encoding/json.
