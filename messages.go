@@ -2,10 +2,8 @@ package stopgate
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/stopgate/stopgate/gate"
-	"github.com/stopgate/stopgate/stall"
 	"github.com/stopgate/stopgate/termination"
 )
 
@@ -39,40 +37,6 @@ func retryAdvice(r termination.Reason) (string, bool) {
 	// The other remedies (change the request, the model or the credentials) need a person or
 	// a configuration change, not a retry.
 	return "", false
-}
-
-// stallMessage is the nudge for a final message that trails off on a promise.
-func stallMessage(sentence string, mode stall.Mode) string {
-	var b strings.Builder
-	if sentence != "" {
-		fmt.Fprintf(&b, "Your last message ended with %q, but the turn ended before you did it.", sentence)
-	} else {
-		b.WriteString("Your last message ended on a next step, but the turn ended before you took it.")
-	}
-	b.WriteString(" If that work is still to be done, do it now.")
-	b.WriteString(" If it is finished, or you decided against it, say so in one short final message (for example \"Done: …\" or \"Not doing X because …\") and stop.")
-	if mode == stall.Autonomous {
-		b.WriteString(" Nobody will answer a question in this run: make the call yourself.")
-	} else {
-		b.WriteString(" If you need the user to decide, ask the question plainly.")
-	}
-	return b.String()
-}
-
-// todoMessage is the nudge for open todo items.
-func todoMessage(items []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Your todo list still has %d open item(s):\n", len(items))
-	const show = 10
-	for i, it := range items {
-		if i == show {
-			fmt.Fprintf(&b, "- … and %d more\n", len(items)-show)
-			break
-		}
-		fmt.Fprintf(&b, "- %s\n", it)
-	}
-	b.WriteString("Work through them now. If an item is done, mark it completed; if you decided not to do one, remove it and say why. Then end your turn.")
-	return b.String()
 }
 
 // truncatedMessage is the continuation asked of an answer cut off at the output limit.

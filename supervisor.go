@@ -3,6 +3,7 @@ package stopgate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,16 +19,29 @@ import (
 // act on three nudges in a row will not act on a fourth.
 const DefaultMaxConsecutive = 3
 
+// BudgetPauseTurn is the budget a paused turn's resumptions spend (a provider's pause_turn
+// stop, the server-tool loop's iteration limit): a budget of its own, apart from the stop
+// metadata check's, because a long server-tool turn pauses more than once and resuming it is
+// not a retry. It is not a check and does not appear in the trail.
+const BudgetPauseTurn Check = "pause_turn"
+
+// DefaultPauseResumes is how many times a run may resume a paused turn when the configuration
+// sets no cap for [BudgetPauseTurn].
+const DefaultPauseResumes = 5
+
 // DefaultCap returns how many continuations check c may give in one run when the
 // configuration sets none: 2 for the process gate and 3 for the sub-agent gate (the gate
 // package's caps), 2 for open todos and for a trailing promise, 1 for a livelock and for a
-// truncated answer, and 2 retries of an error.
+// truncated answer, 2 retries of an error, and [DefaultPauseResumes] resumptions of a paused
+// turn.
 func DefaultCap(c Check) int {
 	switch c {
 	case CheckProcesses, CheckSubagents:
 		return gate.DefaultCap(gate.Name(c))
 	case CheckTodos, CheckStall, CheckError:
 		return 2
+	case BudgetPauseTurn:
+		return DefaultPauseResumes
 	}
 	return 1
 }
@@ -55,18 +69,18 @@ type Config struct {
 // Supervisor makes Decisions. It holds only configuration, and is safe for concurrent use.
 type Supervisor struct {
 	cfg  Config
-	caps map[gate.Name]int
+	caps map[Check]int
 }
 
 // New returns a Supervisor with the given configuration.
 func New(cfg Config) *Supervisor {
-	caps := make(map[gate.Name]int)
-	for _, c := range Checks() {
+	caps := make(map[Check]int)
+	for _, c := range append(Checks(), BudgetPauseTurn) {
 		n, ok := cfg.Caps[c]
 		if !ok {
 			n = DefaultCap(c)
 		}
-		caps[gate.Name(c)] = n
+		caps[c] = n
 	}
 	if cfg.MaxConsecutive <= 0 {
 		cfg.MaxConsecutive = DefaultMaxConsecutive
@@ -88,7 +102,7 @@ func (s *Supervisor) Decide(ctx context.Context, t Turn) Decision {
 	if d.mode == "" {
 		d.mode = s.cfg.Mode
 	}
-	d.hostWakes = t.HostWakes == nil || *t.HostWakes
+	d.hostWakes = t.hostWakes()
 	d.inRowSpent = t.Nudges.Consecutive >= s.cfg.MaxConsecutive
 
 	steps := []func(context.Context) bool{
@@ -126,6 +140,10 @@ func (s *Supervisor) Decide(ctx context.Context, t Turn) Decision {
 		trail = append(trail, TrailEntry{Check: c, Outcome: Skipped, Why: why})
 	}
 	d.dec.Trail = trail
+	categorized(d.dec.Reason)
+	for i := range d.dec.Trail {
+		categorized(d.dec.Trail[i].Reason)
+	}
 	d.dec.Nudges = Nudges{Given: d.budget}
 	if d.dec.Verdict != Stop {
 		d.dec.Nudges.Consecutive = t.Nudges.Consecutive + 1
@@ -140,7 +158,7 @@ type decider struct {
 	mode       stall.Mode
 	hostWakes  bool
 	inRowSpent bool
-	budget     gate.Budget
+	budget     Budget
 	silenced   bool
 	dec        Decision
 }
@@ -157,14 +175,28 @@ func (d *decider) off(c Check) bool {
 	return false
 }
 
+// categorized gives a reason that carries no category the category unknown, so that every
+// Reason a Decision carries says what it is.
+func categorized(r *termination.Reason) {
+	if r != nil && r.Category == "" {
+		r.Category = termination.Unknown
+	}
+}
+
 // nudge gives a continuation from check c if its budget and the in-a-row budget allow; it
 // records the check either way and reports whether it decided.
 func (d *decider) nudge(c Check, v Verdict, msg, why string, r *termination.Reason) bool {
-	if why2, ok := d.allowed(c); !ok {
+	return d.nudgeFrom(c, c, v, msg, why, r)
+}
+
+// nudgeFrom is nudge spending from the budget of key, which is c's own except where a check
+// keeps a separate budget for one of its continuations (a paused turn's resumptions).
+func (d *decider) nudgeFrom(c, key Check, v Verdict, msg, why string, r *termination.Reason) bool {
+	if why2, ok := d.allowed(key); !ok {
 		d.record(c, Exhausted, why+"; "+why2, r)
 		return false
 	}
-	d.budget.Spend(gate.Name(c))
+	d.budget.Spend(key)
 	d.record(c, Blocked, why, r)
 	d.dec.Verdict, d.dec.Check, d.dec.Message, d.dec.Reason = v, c, msg, nil
 	if v == Retry {
@@ -177,8 +209,8 @@ func (d *decider) allowed(c Check) (string, bool) {
 	if d.inRowSpent {
 		return fmt.Sprintf("not nudging: %d continuations in a row already", d.t.Nudges.Consecutive), false
 	}
-	if !d.budget.Allow(gate.Name(c)) {
-		return fmt.Sprintf("not nudging: budget spent (%d of %d this run)", d.budget.Count(gate.Name(c)), d.budget.Cap(gate.Name(c))), false
+	if !d.budget.Allow(c) {
+		return fmt.Sprintf("not nudging: budget spent (%d of %d this run)", d.budget.Count(c), d.budget.Cap(c)), false
 	}
 	return "", true
 }
@@ -209,7 +241,7 @@ func (d *decider) checkError(context.Context) bool {
 		return false
 	}
 	r, ok := termination.ReasonOf(err)
-	if !ok {
+	if !ok || r.Category == "" {
 		r = termination.New(termination.SiteSupervisor, termination.SourceException, termination.Classify(err))
 	}
 	if msg, ok := retryAdvice(r); ok {
@@ -257,7 +289,7 @@ func (d *decider) checkStopMetadata(context.Context) bool {
 		}
 		return d.end(CheckStopMetadata, "", r)
 	case termination.Suspended:
-		if d.nudge(CheckStopMetadata, Retry, "The provider paused the turn; send the conversation back to resume it.", "the provider paused the turn", &r) {
+		if d.nudgeFrom(CheckStopMetadata, BudgetPauseTurn, Retry, "The provider paused the turn; send the conversation back to resume it.", "the provider paused the turn", &r) {
 			return true
 		}
 		return d.end(CheckStopMetadata, "", r)
@@ -285,8 +317,8 @@ func (d *decider) checkLivelock(context.Context) bool {
 			nudge, _ = stall.DefiniteStallFor(text, v.Metadata())
 			definite, why, r = true, "the loop guard halts: "+v.Message, v.Reason
 		case v.Action == loopguard.Halt:
-			d.record(CheckLivelock, Pass, "no loop, but "+v.Message, &v.Reason)
-			return false
+			// The error budget: the run was failing, not looping, and ends with its reason.
+			return d.end(CheckLivelock, "no loop, but the tool-error budget ends the run: "+v.Message, v.Reason)
 		}
 	}
 	if !definite {
@@ -316,10 +348,12 @@ func (d *decider) checkGates(context.Context) bool {
 	if d.hostWakes {
 		// Running work will wake the agent when it finishes: it is pending, not unresolved,
 		// and the pending-wake check reads it.
-		procs = slicesFilter(procs, func(p gate.Process) bool { return !processRunning(p) })
-		subs = slicesFilter(subs, func(s gate.Subagent) bool { return s.Status != gate.StatusRunning })
+		procs = slices.DeleteFunc(slices.Clone(procs), processRunning)
+		subs = slices.DeleteFunc(slices.Clone(subs), func(s gate.Subagent) bool { return s.Status == gate.StatusRunning })
 	}
-	res := gate.Check(gate.Input{Now: d.t.Now, RunStartedAt: d.t.RunStartedAt, Processes: procs, Subagents: subs, Injections: d.budget})
+	res := gate.Check(gate.Input{RunStartedAt: d.t.RunStartedAt, Processes: procs, Subagents: subs,
+		Injections: gate.Injections{gate.ProcessGate: d.budget.Count(CheckProcesses), gate.SubagentGate: d.budget.Count(CheckSubagents)},
+		Caps:       map[gate.Name]int{gate.ProcessGate: d.budget.Cap(CheckProcesses), gate.SubagentGate: d.budget.Cap(CheckSubagents)}})
 	blockedBy := Check(res.Gate)
 	for _, c := range []Check{CheckSubagents, CheckProcesses} {
 		switch {
@@ -334,12 +368,11 @@ func (d *decider) checkGates(context.Context) bool {
 				}
 				continue
 			}
-			d.budget = res.Injections
-			d.budget.Caps = d.s.caps
+			d.budget.Spend(c)
 			d.record(c, Blocked, "unresolved: "+strings.Join(res.Unresolved, ", "), nil)
 			d.dec.Verdict, d.dec.Check, d.dec.Message = Continue, c, res.Message
 			return true
-		case contains(res.Exhausted, gate.Name(c)):
+		case slices.Contains(res.Exhausted, gate.Name(c)):
 			d.record(c, Exhausted, "unresolved work left behind: the gate's budget is spent", nil)
 		case c == CheckProcesses && d.t.Processes == nil, c == CheckSubagents && d.t.Subagents == nil:
 			d.record(c, Unknown, "the harness reported none", nil)
@@ -422,7 +455,7 @@ func (d *decider) checkTodos(context.Context) bool {
 		return false
 	}
 	why := fmt.Sprintf("%d open item(s) in %s", len(open), source)
-	return d.nudge(CheckTodos, Continue, todoMessage(open), why, nil)
+	return d.nudge(CheckTodos, Continue, stall.TodoNudge(open), why, nil)
 }
 
 // 7. The final message trails off on a promise.
@@ -439,40 +472,10 @@ func (d *decider) checkStall(ctx context.Context) bool {
 		d.record(CheckStall, Pass, "the message ends on a tool call", nil)
 		return false
 	}
-	v := stall.ClassifyLexical(m.Text, d.mode)
+	v := stall.ClassifyProse(ctx, m.Text, d.mode, d.s.cfg.Classifier)
 	if v.Stalled {
-		return d.nudge(CheckStall, Continue, stallMessage(v.Sentence, d.mode), "lexical: "+v.Why, nil)
+		return d.nudge(CheckStall, Continue, v.Nudge, string(v.By)+": "+v.Why, nil)
 	}
-	if v.Decisive || d.s.cfg.Classifier == nil {
-		d.record(CheckStall, Pass, "lexical: "+v.Why, nil)
-		return false
-	}
-	mv := d.s.cfg.Classifier.Classify(ctx, m.Text)
-	if mv.Stalled {
-		return d.nudge(CheckStall, Continue, stallMessage(stall.DanglingSentence(m.Text), d.mode), "model: "+mv.Why, nil)
-	}
-	d.record(CheckStall, Pass, "lexical: "+v.Why+"; model: "+mv.Why, mv.Reason)
-	return false
-}
-
-func slicesFilter[T any](s []T, keep func(T) bool) []T {
-	if s == nil {
-		return nil
-	}
-	out := make([]T, 0, len(s))
-	for _, v := range s {
-		if keep(v) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func contains[T comparable](s []T, v T) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
+	d.record(CheckStall, Pass, "lexical: "+v.Why, v.Reason)
 	return false
 }

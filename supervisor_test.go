@@ -27,10 +27,10 @@ func msg(text string) *Message { return &Message{Text: text} }
 
 // given returns Nudges with the named checks already spent n times each.
 func given(consecutive int, spent map[Check]int) Nudges {
-	var b gate.Budget
+	var b Budget
 	for c, n := range spent {
 		for range n {
-			b.Spend(gate.Name(c))
+			b.Spend(c)
 		}
 	}
 	return Nudges{Consecutive: consecutive, Given: b}
@@ -79,7 +79,7 @@ func TestDecide(t *testing.T) {
 		{
 			name:    "a permission-ask is a stall in autonomous mode",
 			turn:    Turn{Mode: stall.Autonomous, Message: msg("I found two ways to fix this. Shall I proceed with the first one?")},
-			verdict: Continue, check: CheckStall, msgHas: []string{"Nobody will answer"},
+			verdict: Continue, check: CheckStall, msgHas: []string{"Nobody is here to answer", "autonomous"},
 		},
 		{
 			name:    "the configured mode applies when the turn does not say",
@@ -307,7 +307,7 @@ func TestDecideCountsNudges(t *testing.T) {
 	s := New(Config{})
 	turn := Turn{Message: msg("Let me check the tests.")}
 	d1 := s.Decide(context.Background(), turn)
-	if d1.Verdict != Continue || d1.Nudges.Consecutive != 1 || d1.Nudges.Given.Count(gate.Name(CheckStall)) != 1 {
+	if d1.Verdict != Continue || d1.Nudges.Consecutive != 1 || d1.Nudges.Given.Count(CheckStall) != 1 {
 		t.Fatalf("first: %s, nudges %+v", d1.Verdict, d1.Nudges)
 	}
 	// The harness passes the count back; the JSON round trip is how the CLI and hooks do it.
@@ -319,7 +319,7 @@ func TestDecideCountsNudges(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := s.Decide(context.Background(), turn)
-	if d2.Verdict != Continue || d2.Nudges.Given.Count(gate.Name(CheckStall)) != 2 {
+	if d2.Verdict != Continue || d2.Nudges.Given.Count(CheckStall) != 2 {
 		t.Fatalf("second: %s, nudges %+v", d2.Verdict, d2.Nudges)
 	}
 	turn.Nudges = d2.Nudges

@@ -1,6 +1,7 @@
 package stopgate
 
 import (
+	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate/gate"
@@ -50,9 +51,11 @@ type Turn struct {
 	// Schedules are the agent's armed wake-ups.
 	Schedules []Schedule `json:"schedules,omitempty"`
 	// HostWakes says whether the host wakes the agent when background work finishes. Nil
-	// means unknown, treated as true: a run waiting on work is then taken to be parked,
-	// because prodding it is the worse failure. When true, running processes and sub-agents
-	// are pending work, not unresolved work; exited ones still gate.
+	// means unknown, which for the main agent is taken as true (a run waiting on work is then
+	// parked, because prodding it is the worse failure) and for a sub-agent (Agent set) as
+	// false: a sub-agent's host does not wake it when its process ends, so a process it left
+	// running unread blocks its completion. When true, running processes and sub-agents are
+	// pending work, not unresolved work; exited ones still gate.
 	HostWakes *bool `json:"host_wakes,omitempty"`
 
 	// Error describes the error the run ended on, as data; nil when it did not end on one.
@@ -62,6 +65,15 @@ type Turn struct {
 
 	// Nudges counts the continuations already given.
 	Nudges Nudges `json:"nudges,omitzero"`
+}
+
+// hostWakes reads HostWakes with its default: absent means true for the main agent and false
+// for a sub-agent.
+func (t Turn) hostWakes() bool {
+	if t.HostWakes == nil {
+		return t.Agent == ""
+	}
+	return *t.HostWakes
 }
 
 // Message is the final assistant message of a turn.
@@ -87,18 +99,21 @@ type Message struct {
 type Todo struct {
 	// Content is the item's text.
 	Content string `json:"content"`
-	// Status is "pending", "in_progress" or "completed"; anything but "completed" (and
-	// "cancelled") is open.
+	// Status is the harness's status word: "pending", "in_progress" or "completed" for
+	// Claude Code's TodoWrite and task tools and Codex's update_plan, and also "cancelled" and
+	// "blocked" for Gemini CLI's write_todos. Only the two that say the item is still to do
+	// are open; see [Todo.Open].
 	Status string `json:"status"`
 }
 
-// Open reports whether the item still needs doing.
+// Open reports whether the item still needs doing: its status is pending or in progress, in
+// any case, with "in-progress" and "in progress" read as "in_progress". Every other status is
+// not open, an empty or unknown one included: "skipped", "blocked", "deleted" and words this
+// package does not know do not say there is work to do, and when unsure, no nudge.
 func (t Todo) Open() bool {
-	switch t.Status {
-	case "completed", "done", "cancelled", "canceled":
-		return false
-	}
-	return true
+	s := strings.ToLower(strings.TrimSpace(t.Status))
+	s = strings.NewReplacer("-", "_", " ", "_").Replace(s)
+	return s == "pending" || s == "in_progress"
 }
 
 // Job is a background job that reports back to the agent when it finishes.
@@ -162,5 +177,5 @@ type Nudges struct {
 	// allowed in between. Claude Code's stop_hook_active means at least 1.
 	Consecutive int `json:"consecutive,omitempty"`
 	// Given counts them per check this run.
-	Given gate.Budget `json:"given,omitzero"`
+	Given Budget `json:"given,omitzero"`
 }

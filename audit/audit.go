@@ -20,13 +20,18 @@ import (
 	"github.com/stopgate/stopgate/transcript"
 )
 
-// Options configures Run. The zero value (or a nil *Options) audits with the default
-// supervisor (no model classifier) and DefaultReaders, on one worker per CPU, records nothing
+// ErrNoReaders is returned by Run when Options.Readers is empty: no format is known, so no
+// file could be read.
+var ErrNoReaders = errors.New("audit: no session readers given")
+
+// Options configures Run. Readers must be set; otherwise the zero value audits with
+// the default supervisor (no model classifier), on one worker per CPU, records nothing
 // and reports no progress.
 type Options struct {
 	// Supervisor decides each stop; nil means stopgate.New(stopgate.Config{}).
 	Supervisor *stopgate.Supervisor
-	// Readers are the formats recognised, asked in order; nil means DefaultReaders().
+	// Readers are the formats recognised, asked in order: each harness package's
+	// (cmd/stopgate lists them all).
 	Readers []Reader
 	// Store, when set, receives every decision and termination reason (see Record).
 	Store store.Store
@@ -140,9 +145,17 @@ type Files struct {
 	WithParent int `json:"with_parent"`
 	// Skipped counts the files not audited, by why: "unknown format" or a reader's reason.
 	Skipped map[string]int `json:"skipped"`
+	// SkippedFiles names each file not audited and why, in the order the files were found.
+	SkippedFiles []Skip `json:"skipped_files"`
 	// Failed counts the files, and the paths named, that could not be read (see
 	// Report.Failures).
 	Failed int `json:"failed"`
+}
+
+// Skip is one file an audit did not read, and why.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Failure is a file that could not be read.
@@ -186,8 +199,8 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 	if o.Supervisor == nil {
 		o.Supervisor = stopgate.New(stopgate.Config{})
 	}
-	if o.Readers == nil {
-		o.Readers = DefaultReaders()
+	if len(o.Readers) == 0 {
+		return nil, ErrNoReaders
 	}
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
@@ -201,6 +214,7 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 	rep.Files.Found = len(files) + withParent
 	rep.Files.WithParent = withParent
 	rep.Files.Skipped = map[string]int{}
+	rep.Files.SkippedFiles = []Skip{}
 	rep.Files.Failed = len(failures)
 	consumed := map[string]bool{}
 	for i, r := range results {
@@ -221,6 +235,7 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 			rep.Files.Failed++
 		case r.skip != "":
 			rep.Files.Skipped[r.skip]++
+			rep.Files.SkippedFiles = append(rep.Files.SkippedFiles, Skip{Path: files[i].path, Reason: r.skip})
 		default:
 			rep.Files.Audited++
 			kept = append(kept, r.sessions...)
@@ -376,7 +391,7 @@ func (a *auditor) decide(ctx context.Context, s *Session) *sessionResult {
 			Ending: t.Ending.Category, EndingDetail: t.Ending.Detail,
 		}
 		if m := t.Turn.Message; m != nil {
-			tr.Final = excerpt(stall.DanglingSentence(m.Text), transcript.ExcerptRunes, true)
+			tr.Final = transcript.Excerpt(stall.DanglingSentence(m.Text), transcript.ExcerptRunes, true)
 		}
 		c.Turns++
 		c.TurnEndings[t.Ending.Category]++

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/claudecode"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -170,6 +172,13 @@ func TestFiles(t *testing.T) {
 	if got, want := rep.Files.Skipped, map[string]int{skipUnknown: 2, "nothing to audit: no turns": 2}; !reflect.DeepEqual(got, want) {
 		t.Errorf("skipped %v, want %v (notes.txt, empty.jsonl; a Codex rollout and a Gemini CLI session with no prompt)", got, want)
 	}
+	named := map[string]string{}
+	for _, sk := range rep.Files.SkippedFiles {
+		named[filepath.Base(sk.Path)] = sk.Reason
+	}
+	if len(rep.Files.SkippedFiles) != 4 || named["notes.txt"] != skipUnknown || named["empty.jsonl"] != skipUnknown {
+		t.Errorf("skipped files %v; want the four named, notes.txt and empty.jsonl as %q", rep.Files.SkippedFiles, skipUnknown)
+	}
 	failed := map[string]string{}
 	for _, f := range rep.Failures {
 		failed[filepath.Base(f.Path)] = f.Error
@@ -271,7 +280,7 @@ func TestDetectClaudeCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (ClaudeCode{}).Detect("x.jsonl", []byte(tt.head)); got != tt.want {
+			if got := (claudecode.Reader{}).Detect("x.jsonl", []byte(tt.head)); got != tt.want {
 				t.Errorf("Detect = %v, want %v", got, tt.want)
 			}
 		})
@@ -290,7 +299,7 @@ func TestPluggedReader(t *testing.T) {
 		Name:       "codex",
 		DetectFunc: func(p string, head []byte) bool { return bytes.Contains(head, []byte(`"session_meta"`)) },
 		ReadFunc: func(p string) ([]*Session, error) {
-			return []*Session{SessionOf(p, "codex", []stopgate.Turn{
+			return []*Session{harness.SessionOf(termination.SiteHookCodex, p, "codex", []stopgate.Turn{
 				{Harness: "codex", Session: "r1", Message: &stopgate.Message{Text: "Let me run the tests."}},
 				{Harness: "codex", Session: "r1", Message: &stopgate.Message{Text: "Done.", FinishReason: "length", Provider: "openai"}},
 			})}, nil
@@ -331,33 +340,6 @@ func TestPluggedReader(t *testing.T) {
 	}
 }
 
-// TestTurnEnding checks the order in which a Turn says how it ended.
-func TestTurnEnding(t *testing.T) {
-	tests := []struct {
-		name        string
-		turn        stopgate.Turn
-		interrupted bool
-		want        termination.Category
-		site        termination.Site
-	}{
-		{"nothing said", stopgate.Turn{Harness: "claude-code"}, false, termination.Completed, termination.SiteHookClaudeCode},
-		{"an interrupt wins", stopgate.Turn{Harness: "claude-code", Error: &stopgate.ErrorInfo{Status: 429}}, true, termination.Cancelled, termination.SiteHookClaudeCode},
-		{"an error", stopgate.Turn{Harness: "gemini-cli", Error: &stopgate.ErrorInfo{Status: 429}}, false, termination.RateLimited, termination.SiteHookGeminiCLI},
-		{"a Go error", stopgate.Turn{Err: context.Canceled}, false, termination.Cancelled, termination.SiteSupervisor},
-		{"an error beats the stop token", stopgate.Turn{Error: &stopgate.ErrorInfo{Message: "API Error: 529 overloaded"}, Message: &stopgate.Message{FinishReason: "stop_sequence", Provider: "anthropic"}}, false, termination.ProviderError, termination.SiteSupervisor},
-		{"a stop token", stopgate.Turn{Message: &stopgate.Message{FinishReason: "refusal", Provider: "anthropic"}}, false, termination.ContentRefusal, termination.SiteSupervisor},
-		{"an unknown stop token", stopgate.Turn{Message: &stopgate.Message{FinishReason: "FINISH_REASON_UNSPECIFIED", Provider: "google"}}, false, termination.Unknown, termination.SiteSupervisor},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := TurnEnding(tt.turn, tt.interrupted)
-			if r.Category != tt.want || r.Site != tt.site {
-				t.Errorf("TurnEnding = %s, want %s at %s", r, tt.want, tt.site)
-			}
-		})
-	}
-}
-
 // TestProgress checks that progress is reported once per file, in order, up to the total.
 func TestProgress(t *testing.T) {
 	var got []Progress
@@ -379,7 +361,7 @@ func TestProgress(t *testing.T) {
 func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	rep, err := Run(ctx, []string{handwritten}, nil)
+	rep, err := Run(ctx, []string{handwritten}, &Options{Readers: DefaultReaders()})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}

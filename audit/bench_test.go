@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"github.com/stopgate/stopgate/harness/sweagent"
 	"io"
 	"io/fs"
 	"os"
@@ -108,7 +109,7 @@ func BenchmarkParseTrajectory(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseTrajectory("demo__demo-10-loop.traj", data); err != nil {
+		if _, err := sweagent.ParseTrajectory("demo__demo-10-loop.traj", data); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"github.com/stopgate/stopgate/harness/codex"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,8 +16,8 @@ import (
 // The sessions the end-to-end suites recorded from the real harnesses (sanitized; see the
 // READMEs beside them). They are read in place.
 var recordedSessions = []string{
-	"../hook/testdata/codex/rollout-0.169.0.jsonl",
-	"../hook/testdata/gemini/session-0.61.0.jsonl",
+	"../harness/codex/testdata/codex/rollout-0.169.0.jsonl",
+	"../harness/gemini/testdata/gemini/session-0.61.0.jsonl",
 }
 
 // TestGoldenRecorded audits the sessions Codex 0.169.0 and Gemini CLI 0.61.0 wrote in the
@@ -43,7 +44,7 @@ func TestGoldenRecorded(t *testing.T) {
 func TestCodexRecorded(t *testing.T) {
 	rep := run(t, nil, recordedSessions[0])
 	s := rep.Sessions[0]
-	if s.Format != FormatCodex || s.Harness != "codex" || s.Session != "00000000-0000-4000-8000-0000000000c1" || len(s.Turns) != 1 {
+	if s.Format != codex.Format || s.Harness != "codex" || s.Session != "00000000-0000-4000-8000-0000000000c1" || len(s.Turns) != 1 {
 		t.Fatalf("session %s/%s/%s with %d turns", s.Format, s.Harness, s.Session, len(s.Turns))
 	}
 	if len(s.Nudges) != 1 || s.Nudges[0].Outcome != Acted || s.Nudges[0].ToolCalls != 1 ||
@@ -81,34 +82,8 @@ func TestDetectCodex(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (Codex{}).Detect(tt.path, []byte(tt.head)); got != tt.want {
+			if got := (codex.Reader{}).Detect(tt.path, []byte(tt.head)); got != tt.want {
 				t.Errorf("Detect = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-// TestCodexErrors checks how Codex's own error messages are classified, and that others are
-// left to termination.Classify.
-func TestCodexErrors(t *testing.T) {
-	tests := []struct {
-		msg  string
-		want termination.Category // "" when the table does not know it
-		code string
-	}{
-		{"stream disconnected before completion: Incomplete response returned, reason: max_output_tokens", termination.StreamCut, "response_stream_disconnected"},
-		{"Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying.", termination.ContextOverflow, "context_window_exceeded"},
-		{"You've hit your usage limit. Upgrade to Pro or try again in 2 days.", termination.RateLimited, "usage_limit_exceeded"},
-		{"Quota exceeded. Check your plan and billing details.", termination.RateLimited, "quota_exceeded"},
-		{"We're currently experiencing high demand, which may cause temporary errors.", termination.ProviderError, "server_overloaded"},
-		{"unexpected status 401 Unauthorized: Missing bearer", "", ""},
-		{"", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.msg, func(t *testing.T) {
-			c, ok := codexError(tt.msg)
-			if ok != (tt.want != "") || c.Category != tt.want || c.Detail != tt.code || ok && c.Provider != "openai" {
-				t.Errorf("codexError = %+v, %v; want %s (%s)", c, ok, tt.want, tt.code)
 			}
 		})
 	}
@@ -131,7 +106,7 @@ func TestCodexAgent(t *testing.T) {
 		t.Fatalf("%d sessions; files %+v", len(rep.Sessions), rep.Files)
 	}
 	s := rep.Sessions[0]
-	if got, want := []string{s.Format, s.Session, s.Agent, label(s)}, []string{FormatCodex, "c0de0000-0000-4000-8000-0000000000aa", "Pascal", "c0de0000/Pascal"}; !reflect.DeepEqual(got, want) {
+	if got, want := []string{s.Format, s.Session, s.Agent, label(s)}, []string{codex.Format, "c0de0000-0000-4000-8000-0000000000aa", "Pascal", "c0de0000/Pascal"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("session %q, want %q", got, want)
 	}
 	if d := s.Turns[0].Decision; d == nil || d.Verdict != stopgate.Stop {

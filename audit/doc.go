@@ -15,17 +15,10 @@
 //
 // # Formats
 //
-//   - Claude Code session transcripts (ClaudeCode): the turns of the session and of its
-//     sub-agents, each Turn built by hook.SessionTurn.
-//   - Codex CLI rollouts (Codex): the user turns of one session, each Turn built by
-//     hook.CodexSessionTurn, ended by the turn's turn_aborted reason or error event.
-//   - Gemini CLI chat sessions, JSONL and legacy JSON (GeminiCLI): the turns hook.GeminiTurns
-//     splits the session into, each Turn built by hook.GeminiSessionTurn, ended by the error
-//     and info records Gemini CLI writes after it.
-//   - SWE-agent and mini-swe-agent trajectories (Trajectory): one run, ended by its
-//     info.exit_status, mapped by ExitStatusReason.
-//
-// Other harnesses plug in as a Reader: one Reader, one line in DefaultReaders.
+// Run reads the formats of the Readers it is given (Options.Readers): each harness package
+// under harness/ has one (claudecode.Reader, codex.Reader, gemini.Reader, sweagent.Reader),
+// and cmd/stopgate hands Run all of them. The package imports no harness package: a Reader is
+// harness.SessionReader, and Session, Turn and Nudge are the contract's types.
 //
 // # What is decided
 //

@@ -3,6 +3,8 @@ package audit_test
 import (
 	"context"
 	"fmt"
+	"github.com/stopgate/stopgate/harness/claudecode"
+	"github.com/stopgate/stopgate/harness/sweagent"
 	"os"
 
 	"github.com/stopgate/stopgate/audit"
@@ -10,7 +12,7 @@ import (
 
 // Audit one hand-written Claude Code session whose first turn trails off on a promise.
 func ExampleRun() {
-	rep, err := audit.Run(context.Background(), []string{"testdata/handwritten/claude-code/stall.jsonl"}, nil)
+	rep, err := audit.Run(context.Background(), []string{"testdata/handwritten/claude-code/stall.jsonl"}, &audit.Options{Readers: []audit.Reader{claudecode.Reader{}}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -28,7 +30,7 @@ func ExampleRun() {
 
 // The table, for people.
 func ExampleWriteTable() {
-	rep, err := audit.Run(context.Background(), []string{"testdata/handwritten/claude-code/todos.jsonl"}, nil)
+	rep, err := audit.Run(context.Background(), []string{"testdata/handwritten/claude-code/todos.jsonl"}, &audit.Options{Readers: []audit.Reader{claudecode.Reader{}}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -50,7 +52,7 @@ func ExampleWriteTable() {
 // How SWE-agent and mini-swe-agent exit statuses map to termination categories.
 func ExampleExitStatusReason() {
 	for _, s := range []string{"submitted", "submitted (exit_cost)", "exit_context", "exit_format", "LimitsExceeded", "RateLimitError"} {
-		r := audit.ExitStatusReason(s)
+		r := sweagent.ExitStatusReason(s)
 		fmt.Printf("%-22s %s\n", s, r.Category)
 	}
 	// Output:

@@ -2,6 +2,10 @@ package audit
 
 import (
 	"errors"
+	"github.com/stopgate/stopgate/harness/claudecode"
+	"github.com/stopgate/stopgate/harness/codex"
+	"github.com/stopgate/stopgate/harness/gemini"
+	"github.com/stopgate/stopgate/harness/sweagent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +42,7 @@ func FuzzParseTrajectory(f *testing.F) {
 	}
 	sup := stopgate.New(stopgate.Config{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseTrajectory("fuzz.traj", data)
+		s, err := sweagent.ParseTrajectory("fuzz.traj", data)
 		if err != nil {
 			if s != nil {
 				t.Fatalf("a session with the error %v", err)
@@ -52,7 +56,7 @@ func FuzzParseTrajectory(f *testing.F) {
 		if !tr.Ending.Category.Valid() {
 			t.Fatalf("ending %q is not a category", tr.Ending.Category)
 		}
-		if len(tr.Turn.Steps) > maxSteps {
+		if len(tr.Turn.Steps) > claudecode.MaxSteps {
 			t.Fatalf("%d steps", len(tr.Turn.Steps))
 		}
 		d := sup.Decide(t.Context(), tr.Turn)
@@ -69,7 +73,7 @@ func FuzzExitStatusReason(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, status string) {
-		r := ExitStatusReason(status)
+		r := sweagent.ExitStatusReason(status)
 		if !r.Category.Valid() {
 			t.Fatalf("%q: category %q", status, r.Category)
 		}
@@ -83,7 +87,7 @@ func FuzzExitStatusReason(f *testing.F) {
 func FuzzClaudeCode(f *testing.F) {
 	addFiles(f, filepath.Join(handwritten, "claude-code", "*.jsonl"))
 	f.Add([]byte(`{"type":"user","uuid":"u","sessionId":"s","message":{"role":"user","content":"Stop hook feedback:\n- [x]: go on"}}`))
-	fuzzReader(f, ClaudeCode{}, "s.jsonl")
+	fuzzReader(f, claudecode.Reader{}, "s.jsonl")
 }
 
 // fuzzReader checks that detecting and reading any file named name with rd never panics, fails
@@ -138,7 +142,7 @@ func FuzzCodex(f *testing.F) {
 	addFiles(f, filepath.Join(handwritten, "codex", "*.jsonl"))
 	addFiles(f, recordedSessions[0])
 	f.Add([]byte(`{"timestamp":"t","type":"event_msg","payload":{"type":"turn_aborted","reason":"budget_limited"}}`))
-	fuzzReader(f, Codex{}, "rollout-fuzz.jsonl")
+	fuzzReader(f, codex.Reader{}, "rollout-fuzz.jsonl")
 }
 
 // FuzzGeminiCLI fuzzes the Gemini CLI session reader, from the hand-written and recorded
@@ -147,5 +151,5 @@ func FuzzGeminiCLI(f *testing.F) {
 	addFiles(f, filepath.Join(handwritten, "gemini", "*.json*"))
 	addFiles(f, recordedSessions[1])
 	f.Add([]byte(`{"id":"u","type":"user","content":"go"}` + "\n" + `{"id":"i","type":"info","content":"⚠️  Response truncated due to token limits."}`))
-	fuzzReader(f, GeminiCLI{}, "session-fuzz.jsonl")
+	fuzzReader(f, gemini.Reader{}, "session-fuzz.jsonl")
 }

@@ -71,7 +71,14 @@ func firstDiff(got, want string) string {
 // run audits paths with opts, failing the test on an error.
 func run(t *testing.T, opts *Options, paths ...string) *Report {
 	t.Helper()
-	rep, err := Run(t.Context(), paths, opts)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Readers == nil {
+		o.Readers = DefaultReaders()
+	}
+	rep, err := Run(t.Context(), paths, &o)
 	if err != nil {
 		t.Fatal(err)
 	}

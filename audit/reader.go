@@ -1,222 +1,39 @@
 package audit
 
-import (
-	"errors"
-	"time"
-
-	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/termination"
-)
+import "github.com/stopgate/stopgate/harness"
 
 // HeadBytes is how much of the start of a file Run hands to Reader.Detect.
-const HeadBytes = 64 << 10
+const HeadBytes = harness.HeadBytes
 
 // ErrSkip marks a file a Reader recognised but has nothing to audit in (a compaction
-// summariser's transcript, say). Run counts the file as skipped, under the error's text, and
-// does not report it as a failure. Readers wrap it: fmt.Errorf("%w: compaction", ErrSkip).
-var ErrSkip = errors.New("nothing to audit")
+// summariser's transcript, say). Run names the file as skipped, with the error's text as the
+// reason, and does not report it as a failure. It is harness.ErrSkip.
+var ErrSkip = harness.ErrSkip
 
-// Reader reads one session-file format into Sessions. Run asks each Reader in turn whether it
-// knows a file, and the first that does reads it.
-//
-// Plugging in another harness's reader takes one Reader and one line in DefaultReaders;
-// ReaderFunc and SessionOf make the Reader itself a few lines over the harness's own
-// transcript reader and Turn builder.
-type Reader interface {
-	// Format names the format, as the report's "format" field spells it ("claude-code").
-	Format() string
-	// Detect reports whether the file at path is in this format, from its name and head,
-	// the first HeadBytes of the file (all of it when shorter). It does no I/O.
-	Detect(path string, head []byte) bool
-	// Read reads the file into its sessions: one, or more when the file brings others with
-	// it (a Claude Code session and its sub-agents' transcripts). A session read from another
-	// file than path carries that file's path in Session.Path, and Run does not audit that
-	// file again on its own. An error wrapping ErrSkip skips the file; any other error is a
-	// failure, reported, and the other files go on.
-	Read(path string) ([]*Session, error)
-}
+// Reader reads one session-file format into Sessions: harness.SessionReader. Run asks each
+// Reader in Options.Readers in turn whether it knows a file, and the first that does reads
+// it. Each harness package under harness/ has one; cmd/stopgate lists them.
+type Reader = harness.SessionReader
 
-// DefaultReaders returns the readers Run uses when Options.Readers is nil, in the order they
-// are asked: SWE-agent and mini-swe-agent trajectories (by file name), then Claude Code
-// transcripts, Codex rollouts and Gemini CLI sessions (by content; no file is in two of these).
-func DefaultReaders() []Reader {
-	return []Reader{
-		Trajectory{},
-		ClaudeCode{},
-		Codex{},
-		GeminiCLI{},
-	}
-}
+// ReaderFunc is a Reader made of functions: harness.ReaderFunc.
+type ReaderFunc = harness.ReaderFunc
 
-// ReaderFunc is a Reader made of functions, for plugging in a harness's reader without
-// declaring a type.
-type ReaderFunc struct {
-	// Name is what Format returns.
-	Name string
-	// DetectFunc implements Detect; nil detects nothing.
-	DetectFunc func(path string, head []byte) bool
-	// ReadFunc implements Read; nil reads nothing (every file is skipped).
-	ReadFunc func(path string) ([]*Session, error)
-}
+// Session is one agent session as a Reader hands it to the audit: harness.Session.
+type Session = harness.Session
 
-// Format implements Reader.
-func (r ReaderFunc) Format() string { return r.Name }
+// Turn is one turn of a Session: harness.Turn.
+type Turn = harness.Turn
 
-// Detect implements Reader.
-func (r ReaderFunc) Detect(path string, head []byte) bool {
-	return r.DetectFunc != nil && r.DetectFunc(path, head)
-}
-
-// Read implements Reader.
-func (r ReaderFunc) Read(path string) ([]*Session, error) {
-	if r.ReadFunc == nil {
-		return nil, ErrSkip
-	}
-	return r.ReadFunc(path)
-}
-
-// Session is one agent session as a Reader hands it to the audit, whatever its harness: the
-// Turn a stop hook would have been asked about at the end of each turn, how each turn
-// ended, and the nudges the real session was given.
-type Session struct {
-	// Path is the file the session was read from.
-	Path string
-	// Format is the Reader's Format.
-	Format string
-	// Harness, ID and Agent identify the session as the event log does: the harness name,
-	// the session id, and a sub-agent's id (empty for the main agent).
-	Harness, ID, Agent string
-	// Key identifies the session's events in the event log across runs of the audit, so that
-	// recording again adds nothing. Empty means Harness, ID and Agent (or Path, when ID is
-	// empty).
-	Key string
-	// Time stands in for the time of a turn whose Turn.Now is zero when its events are
-	// recorded; a Reader sets the session's last timestamp, else the file's modification time.
-	Time time.Time
-	// Turns are the session's turns, in order.
-	Turns []Turn
-	// Nudges are the continuations a stop hook really gave in the session, in order.
-	Nudges []Nudge
-	// Malformed counts lines or records of the file that could not be read and were skipped.
-	Malformed int
-}
-
-// Turn is one turn of a Session: the stop it ended on.
-type Turn struct {
-	// Turn is what a stop hook would have been asked at the turn's end.
-	Turn stopgate.Turn
-	// Ending is how the turn ended, by the session file's own account: an interrupt, an
-	// error, the provider's stop token, the runner's exit status; completed otherwise.
-	Ending termination.Reason
-	// Interrupted reports that the user ended the turn. No stop hook runs then (Claude
-	// Code's Stop does not fire on an interrupt), so the audit makes no decision for it.
-	Interrupted bool
-	// Trigger says what started the turn ("prompt", "task-notification", …); empty when the
-	// file does not say.
-	Trigger string
-}
+// Nudge is one continuation a stop hook gave in a real session: harness.Nudge.
+type Nudge = harness.Nudge
 
 // NudgeOutcome says what an agent did after a stop hook refused its stop.
-type NudgeOutcome string
+type NudgeOutcome = harness.NudgeOutcome
 
 // The nudge outcomes.
 const (
-	// Acted: the agent called a tool before it next stopped.
-	Acted NudgeOutcome = "acted"
-	// StoppedAgain: the agent replied without calling a tool, and stopped again.
-	StoppedAgain NudgeOutcome = "stopped_again"
-	// Interrupted: the user interrupted the turn before the agent called a tool.
-	Interrupted NudgeOutcome = "interrupted"
-	// NoReply: the session file holds no reply to the nudge (the session ended there).
-	NoReply NudgeOutcome = "no_reply"
+	Acted        = harness.Acted
+	StoppedAgain = harness.StoppedAgain
+	Interrupted  = harness.Interrupted
+	NoReply      = harness.NoReply
 )
-
-// Nudge is one continuation a stop hook gave in a real session, and what came of it.
-type Nudge struct {
-	// Turn is the index of the turn it was given in.
-	Turn int `json:"turn"`
-	// Time is when it was given; zero when the file does not say.
-	Time time.Time `json:"time,omitzero"`
-	// Text is the start of the message the agent was handed.
-	Text string `json:"text,omitempty"`
-	// Outcome is what the agent did next.
-	Outcome NudgeOutcome `json:"outcome"`
-	// ToolCalls counts the tool calls the agent made before it stopped again (or the turn
-	// ended).
-	ToolCalls int `json:"tool_calls"`
-}
-
-// SessionOf builds a Session from the Turns a harness's own Turn builder made for each turn of
-// one session file, for a Reader that has no more to say: Harness, ID and Agent come from the
-// first Turn, Time from the last Turn's Now, and each turn's Ending from TurnEnding (none is
-// taken as interrupted).
-func SessionOf(path, format string, turns []stopgate.Turn) *Session {
-	s := &Session{Path: path, Format: format}
-	for _, t := range turns {
-		s.Turns = append(s.Turns, Turn{Turn: t, Ending: TurnEnding(t, false)})
-		if !t.Now.IsZero() {
-			s.Time = t.Now
-		}
-	}
-	if len(turns) > 0 {
-		s.Harness, s.ID, s.Agent = turns[0].Harness, turns[0].Session, turns[0].Agent
-	}
-	return s
-}
-
-// TurnEnding says how a turn ended from what its Turn holds, in this order: an interrupt is
-// cancelled; an error is what termination.Classify makes of it; a stop token is what
-// termination.ClassifyStopToken makes of it (an unrecognised token is unknown, not
-// completed); anything else is completed. The site is the harness's stop hook (the
-// supervisor's for a harness stopgate has no hook for).
-func TurnEnding(t stopgate.Turn, interrupted bool) termination.Reason {
-	site := harnessSite(t.Harness)
-	switch {
-	case interrupted:
-		return termination.Control(site, termination.Cancelled)
-	case t.Err != nil:
-		if r, ok := termination.ReasonOf(t.Err); ok {
-			return r
-		}
-		return termination.New(site, termination.SourceException, termination.Classify(t.Err))
-	case t.Error != nil:
-		return termination.New(site, termination.SourceException, termination.Classify(apiError(t.Error)))
-	case t.Message != nil && t.Message.FinishReason != "":
-		if c, ok := termination.ClassifyStopToken(t.Message.Provider, t.Message.FinishReason); ok {
-			return termination.New(site, termination.SourceMetadata, c)
-		}
-	}
-	return termination.Control(site, termination.Completed)
-}
-
-// apiError turns an error description into the error the classifier reads, as the supervisor
-// does.
-func apiError(e *stopgate.ErrorInfo) *termination.APIError {
-	a := termination.ParseErrorBody(e.Provider, e.Status, e.Body)
-	if e.Type != "" {
-		a.Type = e.Type
-	}
-	if e.Code != "" {
-		a.Code = e.Code
-	}
-	if e.Message != "" {
-		a.Message = e.Message
-	}
-	if e.Name != "" {
-		a.Name = e.Name
-	}
-	return a
-}
-
-// harnessSite is the termination site of a harness's stop.
-func harnessSite(harness string) termination.Site {
-	switch harness {
-	case "claude-code":
-		return termination.SiteHookClaudeCode
-	case "codex":
-		return termination.SiteHookCodex
-	case "gemini-cli":
-		return termination.SiteHookGeminiCLI
-	}
-	return termination.SiteSupervisor
-}

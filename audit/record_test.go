@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"github.com/stopgate/stopgate/harness/sweagent"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func TestRecord(t *testing.T) {
 	}
 	// A trajectory's event names its harness and instance; one the user stopped is a
 	// cancellation.
-	cancelled, err := st.Query(ctx, store.Filter{Harness: FormatMiniSWEAgent, Session: "demo__demo-14"})
+	cancelled, err := st.Query(ctx, store.Filter{Harness: sweagent.FormatMiniSWEAgent, Session: "demo__demo-14"})
 	if err != nil {
 		t.Fatal(err)
 	}

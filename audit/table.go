@@ -14,6 +14,7 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/termination"
+	"github.com/stopgate/stopgate/transcript"
 )
 
 // WriteJSON writes the report as one indented JSON document.
@@ -80,9 +81,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 				if d := t.Decision; d != nil && d.Verdict != stopgate.Stop {
 					why := t.Why
 					if t.Sentence != "" {
-						why = strconv.Quote(excerpt(t.Sentence, 100, true))
+						why = strconv.Quote(transcript.Excerpt(t.Sentence, 100, true))
 					}
-					fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%s\n", label(s), t.Index, d.Check, excerpt(why, 110, false))
+					fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%s\n", label(s), t.Index, d.Check, transcript.Excerpt(why, 110, false))
 				}
 			}
 		}
@@ -95,7 +96,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		lw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		for _, s := range rep.Sessions {
 			for _, n := range s.Nudges {
-				fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%d tool call(s)\t%s\n", label(s), n.Turn, n.Outcome, n.ToolCalls, strconv.Quote(excerpt(n.Text, 80, false)))
+				fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%d tool call(s)\t%s\n", label(s), n.Turn, n.Outcome, n.ToolCalls, strconv.Quote(transcript.Excerpt(n.Text, 80, false)))
 			}
 		}
 		if err := lw.Flush(); err != nil {
@@ -106,6 +107,12 @@ func WriteTable(w io.Writer, rep *Report) error {
 		fmt.Fprintf(bw, "\nCould not read (%d):\n", len(rep.Failures))
 		for _, f := range rep.Failures {
 			fmt.Fprintf(bw, "  %s: %s\n", f.Path, f.Error)
+		}
+	}
+	if len(rep.Files.SkippedFiles) > 0 {
+		fmt.Fprintf(bw, "\nSkipped (%d):\n", len(rep.Files.SkippedFiles))
+		for _, sk := range rep.Files.SkippedFiles {
+			fmt.Fprintf(bw, "  %s: %s\n", sk.Path, sk.Reason)
 		}
 	}
 	fmt.Fprintf(bw, "\nFiles: %d found, %d audited, %d read with their session, %d skipped%s, %d failed.\n",

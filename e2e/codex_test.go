@@ -17,7 +17,7 @@ import (
 	"time"
 
 	fo "github.com/stopgate/stopgate/e2e/internal/fakeopenai"
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/codex"
 )
 
 // The scenarios below run Codex CLI 0.169.0 (`codex exec`) with `stopgate hook codex` as the
@@ -32,7 +32,7 @@ import (
 // one non-interactive turn with shell commands allowed (the machine has no usable sandbox).
 // Codex runs a hooks.json hook only once it is trusted, and a project's hooks only in a trusted
 // project: the config marks the project trusted ([projects."DIR"] trust_level = "trusted") and
-// records each hook's trust hash under [hooks.state] (hook.CodexTrust), which is what a user's
+// records each hook's trust hash under [hooks.state] (codex.Trust), which is what a user's
 // review in Codex's /hooks writes. No run uses --dangerously-bypass-hook-trust.
 
 // codexVersion is the Codex CLI release the scenarios were written against, the one
@@ -63,8 +63,8 @@ type codexSession struct {
 	codexHome string // CODEX_HOME: config.toml, the user hooks.json, sessions/
 	env       []string
 
-	trusted map[string][]hook.CodexHookTrust // hooks file → its trust records
-	stderr  string                           // the last run's stderr
+	trusted map[string][]codex.HookTrust // hooks file → its trust records
+	stderr  string                       // the last run's stderr
 }
 
 // newCodexSession starts a model server answering with script and lays out a fresh CODEX_HOME,
@@ -76,7 +76,7 @@ func newCodexSession(t *testing.T, script fo.Script) *codexSession {
 	s := &codexSession{
 		sessionDirs: newSessionDirs(t, "stop-payloads"),
 		t:           t,
-		trusted:     map[string][]hook.CodexHookTrust{},
+		trusted:     map[string][]codex.HookTrust{},
 	}
 	s.codexHome = filepath.Join(s.base, "codex-home")
 	mkdirs(t, s.codexHome)
@@ -134,7 +134,7 @@ func (s *codexSession) setProjectStopHooks(hooks ...codexHook) {
 // review does, and rewrites config.toml.
 func (s *codexSession) trust(path string) {
 	s.t.Helper()
-	recs, err := hook.CodexTrust(path)
+	recs, err := codex.Trust(path)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func (s *codexSession) installStopgate(flags ...string) string {
 	out := installHook(s.t, s.sessionDirs, s.env, "codex", flags...)
 	bin := stopgateBinary(s.t)
 	path := filepath.Join(s.project, ".codex", "hooks.json")
-	recs, err := hook.CodexTrust(path)
+	recs, err := codex.Trust(path)
 	if err != nil {
 		s.t.Fatalf("the installed hooks.json: %v", err)
 	}
@@ -747,8 +747,8 @@ var recordCodex = flag.Bool("record-codex", false, "rewrite "+codexPayloadFixtur
 // Codex that adds, drops or retypes a field fails the suite; package hook golden-tests the
 // Turn built from the two.
 const (
-	codexPayloadFixture = "../hook/testdata/codex/stop-payload-" + codexVersion + ".json"
-	codexRolloutFixture = "../hook/testdata/codex/rollout-" + codexVersion + ".jsonl"
+	codexPayloadFixture = "../harness/codex/testdata/codex/stop-payload-" + codexVersion + ".json"
+	codexRolloutFixture = "../harness/codex/testdata/codex/rollout-" + codexVersion + ".jsonl"
 )
 
 // The stand-ins the sanitized Codex fixtures use.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	fg "github.com/stopgate/stopgate/e2e/internal/fakegemini"
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/gemini"
 )
 
 // The scenarios below run Gemini CLI 0.61.0 (`gemini -p`) with `stopgate hook gemini-cli` as
@@ -107,7 +107,7 @@ func geminiSettings(user bool, hooks ...geminiHook) map[string]any {
 		}
 		handlers = append(handlers, m)
 	}
-	settings := map[string]any{"hooks": map[string]any{hook.EventAfterAgent: []any{map[string]any{"hooks": handlers}}}}
+	settings := map[string]any{"hooks": map[string]any{gemini.EventAfterAgent: []any{map[string]any{"hooks": handlers}}}}
 	if user {
 		settings["security"] = map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}
 		settings["privacy"] = map[string]any{"usageStatisticsEnabled": false}
@@ -164,7 +164,7 @@ func (s *geminiSession) useStopgate(flags ...string) {
 	if err := json.Unmarshal(b, &settings); err != nil {
 		s.t.Fatalf("the installed settings are not JSON: %v\n%s", err, b)
 	}
-	for _, group := range settings.Hooks[hook.EventAfterAgent] {
+	for _, group := range settings.Hooks[gemini.EventAfterAgent] {
 		for _, h := range group.Hooks {
 			if h.Type == "command" && h.Name == "stopgate" && h.Timeout == 60000 &&
 				strings.HasPrefix(h.Command, bin+" hook gemini-cli") && strings.Contains(h.Command, s.state) {
@@ -394,7 +394,7 @@ func assertGeminiPayloads(t *testing.T, s *geminiSession, prompt string, active 
 	}
 	for i, p := range ps {
 		resp, _ := p["prompt_response"].(string)
-		if p["hook_event_name"] != hook.EventAfterAgent || p["stop_hook_active"] != active[i] || p["prompt"] != prompt || !strings.Contains(resp, messages[i]) {
+		if p["hook_event_name"] != gemini.EventAfterAgent || p["stop_hook_active"] != active[i] || p["prompt"] != prompt || !strings.Contains(resp, messages[i]) {
 			t.Errorf("stop %d: hook_event_name=%v stop_hook_active=%v prompt=%q prompt_response=%q, want AfterAgent, %v, %q, …%q…",
 				i, p["hook_event_name"], p["stop_hook_active"], p["prompt"], resp, active[i], prompt, messages[i])
 		}
@@ -766,8 +766,8 @@ var recordGemini = flag.Bool("record-gemini", false, "rewrite "+geminiPayloadFix
 // assertGeminiPayloadShape), so a Gemini CLI that adds, drops or retypes a field fails the
 // suite. The hook package's tests decode the payload and build a Turn from the session file.
 const (
-	geminiPayloadFixture = "../hook/testdata/gemini/afteragent-0.61.0.json"
-	geminiSessionFixture = "../hook/testdata/gemini/session-0.61.0.jsonl"
+	geminiPayloadFixture = "../harness/gemini/testdata/gemini/afteragent-0.61.0.json"
+	geminiSessionFixture = "../harness/gemini/testdata/gemini/session-0.61.0.jsonl"
 )
 
 // The stand-ins the sanitized fixtures use.
@@ -840,7 +840,7 @@ func TestGeminiPayloadFixture(t *testing.T) {
 	want := map[string]any{
 		"session_id":       geminiFixtureSession,
 		"cwd":              geminiFixtureProject,
-		"hook_event_name":  hook.EventAfterAgent,
+		"hook_event_name":  gemini.EventAfterAgent,
 		"prompt":           "Prepare the release.",
 		"stop_hook_active": false,
 	}

@@ -1,20 +1,18 @@
 package gate
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Input is everything [Check] reads: a snapshot of a run's background work and the injections
 // already spent, in the shape the CLI reads as JSON:
 //
-//	{"now": "2026-08-23T10:05:00Z", "run_started_at": "2026-08-23T10:00:00Z",
+//	{"run_started_at": "2026-08-23T10:00:00Z",
 //	 "processes": [...], "subagents": [...], "injections": {"processes": 0, "subagents": 0}}
 //
 // Absent lists mean the harness reports no such work, which blocks nothing.
 type Input struct {
-	// Now is when the decision is made. It is carried so a recorded check is complete, but no
-	// gate rule reads it, on purpose: a process is in the run because of when it started, never
-	// because it is recent (a recency window is how the origin came to forget a job that failed
-	// after five minutes).
-	Now time.Time `json:"now,omitzero"`
 	// RunStartedAt is when the current run began: the first user prompt of the run, not of the
 	// session. Zero means unknown, and then no process blocks: a process whose start cannot be
 	// placed in this run may be a dev server the user kept from an earlier one, and prodding an
@@ -24,8 +22,21 @@ type Input struct {
 	Processes []Process `json:"processes,omitempty"`
 	// Subagents are the sub-agents the harness knows of.
 	Subagents []Subagent `json:"subagents,omitempty"`
-	// Injections is the budget spent so far in this run.
-	Injections Budget `json:"injections"`
+	// Injections counts the messages each gate has injected so far in this run.
+	Injections Injections `json:"injections"`
+	// Caps bounds the injections per gate in one run; a gate it does not name gets its
+	// [DefaultCap], and a cap of 0 or less silences the gate. It is configuration, not part
+	// of the snapshot's JSON.
+	Caps map[Name]int `json:"-"`
+}
+
+// allow reports whether gate g may inject another message in this run.
+func (in Input) allow(g Name) bool {
+	c, ok := in.Caps[g]
+	if !ok {
+		c = DefaultCap(g)
+	}
+	return in.Injections[g] < c
 }
 
 // Result is what [Check] decided.
@@ -44,9 +55,9 @@ type Result struct {
 	// Exhausted lists, in check order, the gates that still had unresolved work but had spent
 	// their budget, and so stayed silent. A run that ends with a gate here did not end clean.
 	Exhausted []Name `json:"exhausted"`
-	// Injections is the budget after this check: the blocking gate's count is one higher. A
-	// caller that keeps state between checks stores it and passes it back next time.
-	Injections Budget `json:"injections"`
+	// Injections is the counts after this check: the blocking gate's is one higher. A caller
+	// that keeps state between checks stores them and passes them back next time.
+	Injections Injections `json:"injections"`
 }
 
 // Check runs the completion gates in the policy's order, sub-agents first, then background
@@ -55,7 +66,7 @@ type Result struct {
 // Result.Exhausted and the next gate is consulted. A gate that is not reached is not charged.
 // in is not modified.
 func Check(in Input) Result {
-	res := Result{Gate: NoGate, Unresolved: []string{}, Exhausted: []Name{}, Injections: in.Injections}
+	res := Result{Gate: NoGate, Unresolved: []string{}, Exhausted: []Name{}, Injections: maps.Clone(in.Injections)}
 	var left []string
 
 	if subs := SelectUnresolvedSubagents(in.Subagents); len(subs) > 0 {
@@ -63,7 +74,7 @@ func Check(in Input) Result {
 		for i, s := range subs {
 			ids[i] = s.ID
 		}
-		if !in.Injections.Allow(SubagentGate) {
+		if !in.allow(SubagentGate) {
 			res.Exhausted = append(res.Exhausted, SubagentGate)
 			left = append(left, ids...)
 		} else {
@@ -77,7 +88,7 @@ func Check(in Input) Result {
 		for i, p := range procs {
 			ids[i] = p.ID
 		}
-		if !in.Injections.Allow(ProcessGate) {
+		if !in.allow(ProcessGate) {
 			res.Exhausted = append(res.Exhausted, ProcessGate)
 			left = append(left, ids...)
 		} else {
@@ -96,5 +107,5 @@ func (r *Result) block(g Name, msg string, ids []string) {
 	r.Gate = g
 	r.Message = msg
 	r.Unresolved = ids
-	r.Injections.Spend(g)
+	r.Injections = r.Injections.with(g)
 }

@@ -2,21 +2,15 @@ package gate
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// spent returns a budget with the given counts.
-func spent(processes, subagents int) Budget {
-	var b Budget
-	for range processes {
-		b.Spend(ProcessGate)
-	}
-	for range subagents {
-		b.Spend(SubagentGate)
-	}
-	return b
+// spent returns injection counts.
+func spent(processes, subagents int) Injections {
+	return Injections{ProcessGate: processes, SubagentGate: subagents}
 }
 
 func TestCheck(t *testing.T) {
@@ -93,7 +87,7 @@ func TestCheck(t *testing.T) {
 		{
 			name: "a cap of zero configured",
 			in: Input{RunStartedAt: runStart, Processes: []Process{running},
-				Injections: Budget{Caps: map[Name]int{ProcessGate: 0}}},
+				Caps: map[Name]int{ProcessGate: 0}},
 			gate: NoGate, unresolved: []string{"aaaa1111"}, exhausted: []Name{ProcessGate},
 		},
 	}
@@ -118,7 +112,7 @@ func TestCheck(t *testing.T) {
 					t.Errorf("message does not name %q", id)
 				}
 			}
-			if got := [2]int{r.Injections.Count(ProcessGate), r.Injections.Count(SubagentGate)}; got != tt.after {
+			if got := [2]int{r.Injections[ProcessGate], r.Injections[SubagentGate]}; got != tt.after {
 				t.Errorf("injections after = %v, want %v", got, tt.after)
 			}
 			if after, _ := json.Marshal(tt.in.Injections); string(after) != string(before) {
@@ -134,12 +128,12 @@ func TestCheckRunOfPolls(t *testing.T) {
 	t.Run("H1 read once, then free", func(t *testing.T) {
 		p := proc(func(p *Process) { p.Command = "echo gate-probe; sleep 30" })
 		r := Check(Input{RunStartedAt: runStart, Processes: []Process{p}})
-		if !r.Blocked || r.Injections.Count(ProcessGate) != 1 {
+		if !r.Blocked || r.Injections[ProcessGate] != 1 {
 			t.Fatalf("poll 1: %+v", r)
 		}
 		p.ReadOffset, p.LogSize, p.LastReadAt = 11, 11, msp(3000)
 		r = Check(Input{RunStartedAt: runStart, Processes: []Process{p}, Injections: r.Injections})
-		if r.Blocked || r.Injections.Count(ProcessGate) != 1 || len(r.Exhausted) != 0 {
+		if r.Blocked || r.Injections[ProcessGate] != 1 || len(r.Exhausted) != 0 {
 			t.Fatalf("poll 2: %+v", r)
 		}
 	})
@@ -154,8 +148,8 @@ func TestCheckRunOfPolls(t *testing.T) {
 		if want := []bool{true, true, false, false}; !slices.Equal(got, want) {
 			t.Errorf("blocked per poll = %v, want %v", got, want)
 		}
-		if in.Injections.Count(ProcessGate) != 2 {
-			t.Errorf("counter = %d, want 2", in.Injections.Count(ProcessGate))
+		if in.Injections[ProcessGate] != 2 {
+			t.Errorf("counter = %d, want 2", in.Injections[ProcessGate])
 		}
 	})
 	t.Run("dev server left running on purpose", func(t *testing.T) {
@@ -194,7 +188,7 @@ func TestCheckJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(in), &input); err != nil {
 		t.Fatal(err)
 	}
-	if input.Now.IsZero() || input.RunStartedAt.IsZero() || len(input.Processes) != 3 || input.Injections.Count(ProcessGate) != 1 {
+	if input.RunStartedAt.IsZero() || len(input.Processes) != 3 || input.Injections[ProcessGate] != 1 {
 		t.Fatalf("decoded %+v", input)
 	}
 	out, err := json.MarshalIndent(Check(input), "", "  ")
@@ -203,7 +197,7 @@ func TestCheckJSON(t *testing.T) {
 	}
 	golden(t, "check_blocked.golden", string(out)+"\n")
 
-	input.Injections.Spend(ProcessGate)
+	input.Injections[ProcessGate]++
 	out, _ = json.Marshal(Check(input))
 	want := `{"blocked":false,"gate":"none","message":"","unresolved":["t1"],"exhausted":["processes"],"injections":{"processes":2,"subagents":0}}`
 	if string(out) != want {
@@ -247,7 +241,7 @@ func FuzzCheckJSON(f *testing.F) {
 		}
 		charged := 0
 		for _, g := range []Name{ProcessGate, SubagentGate} {
-			d := r.Injections.Count(g) - in.Injections.Count(g)
+			d := r.Injections[g] - in.Injections[g]
 			if d < 0 || d > 1 || (d == 1 && g != r.Gate) {
 				t.Fatalf("gate %s charged %d by a result for %s", g, d, r.Gate)
 			}
@@ -267,4 +261,30 @@ func FuzzCheckJSON(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestInjectionsJSON(t *testing.T) {
+	var zero Injections
+	if b, _ := json.Marshal(zero); string(b) != `{"processes":0,"subagents":0}` {
+		t.Errorf("no counts encode as %s", b)
+	}
+	var in Injections
+	if err := json.Unmarshal([]byte(`{"processes":2}`), &in); err != nil || in[ProcessGate] != 2 {
+		t.Errorf("decoded %v, %v", in, err)
+	}
+	for _, bad := range []string{`{"processes":-1}`, `{"processes":1.5}`, `{"processes":"1"}`, `[1]`, `"x"`} {
+		var x Injections
+		if err := json.Unmarshal([]byte(bad), &x); !errors.Is(err, ErrInvalidInjections) {
+			t.Errorf("%s: err = %v, want ErrInvalidInjections", bad, err)
+		}
+	}
+}
+
+// TestCheckLeavesInputAlone: the counts a Check returns are its own map.
+func TestCheckLeavesInputAlone(t *testing.T) {
+	in := Input{Subagents: []Subagent{{ID: "a", Status: StatusRunning}}, Injections: Injections{SubagentGate: 1}}
+	r := Check(in)
+	if !r.Blocked || r.Injections[SubagentGate] != 2 || in.Injections[SubagentGate] != 1 {
+		t.Errorf("result %v, input %v", r.Injections, in.Injections)
+	}
 }

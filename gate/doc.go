@@ -6,14 +6,14 @@
 // a run can claim "done" with a test run still in flight, a build that already failed unread, or
 // a sub-agent whose result nobody collected. Two gates catch this:
 //
-//   - the sub-agent gate ([IsSubagentUnresolved], [SubagentGateMessage], [SubagentFollowUp]):
+//   - the sub-agent gate ([IsSubagentUnresolved], [SubagentGateMessage]):
 //     a sub-agent still running, or finished or failed with a result nobody collected;
-//   - the process gate ([IsUnresolved], [ProcessGateMessage], [ProcessFollowUp]): a background
+//   - the process gate ([IsUnresolved], [ProcessGateMessage]): a background
 //     process started in this run that is still running with its output never read, or that
 //     ended without a clean exit and was not read after it ended.
 //
-// [Check] runs both in the policy's order (sub-agents first, then processes), charges a
-// [Budget] only for the gate that fired, and lets a gate whose budget is spent go silent: a
+// [Check] runs both in the policy's order (sub-agents first, then processes), counts an
+// injection ([Injections]) only for the gate that fired, and lets a gate whose budget is spent go silent: a
 // wedged gate that never lets a run end is worse than a premature "done". When something is
 // uncertain (a run start that is not known, a status the gate does not recognise) the gate does
 // not block, because prodding an agent that correctly finished is the worse failure.

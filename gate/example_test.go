@@ -15,7 +15,6 @@ func ExampleCheck() {
 	exitedAt := runStart.Add(4 * time.Minute)
 	one := 1
 	in := gate.Input{
-		Now:          runStart.Add(5 * time.Minute),
 		RunStartedAt: runStart,
 		Processes: []gate.Process{
 			{ID: "srv1", Command: "pnpm dev", StartedAt: runStart.Add(-24 * time.Hour), Status: gate.StatusRunning},
@@ -28,7 +27,7 @@ func ExampleCheck() {
 	fmt.Println(r.Message)
 
 	in.Injections = r.Injections
-	in.Injections.Spend(gate.ProcessGate) // a second nudge, given earlier in the run
+	in.Injections[gate.ProcessGate]++ // a second nudge, given earlier in the run
 	r = gate.Check(in)
 	fmt.Println(r.Blocked, r.Gate, r.Unresolved, r.Exhausted)
 	// Output:
@@ -39,18 +38,4 @@ func ExampleCheck() {
 	// Read the output of each (task_output, or your harness's tool for a background process's output) and act on what it says: ["t1"].
 	// To leave a process running on purpose (a dev server, a watcher), read its output once, say that you are leaving it running, and finish. A process you no longer need can be stopped instead (task_stop).
 	// false none [t1] [processes]
-}
-
-// A host that injects follow-ups itself counts them; the gate goes silent at the cap.
-func ExampleProcessFollowUp() {
-	runStart := time.Date(2026, 8, 23, 10, 0, 0, 0, time.UTC)
-	procs := []gate.Process{{ID: "w1", Command: "sleep 30", StartedAt: runStart, Status: gate.StatusRunning}}
-	for injected := 0; ; injected++ {
-		if _, ok := gate.ProcessFollowUp(procs, runStart, injected); !ok {
-			fmt.Println("silent after", injected, "injections")
-			break
-		}
-	}
-	// Output:
-	// silent after 2 injections
 }

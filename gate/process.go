@@ -152,17 +152,6 @@ func ProcessGateMessage(procs []Process, runStartedAt time.Time) string {
 	return processMessage(SelectUnresolved(procs, runStartedAt))
 }
 
-// ProcessFollowUp returns the gate message to inject before the run may end, and true; or "",
-// false when nothing blocks or injected (the number of process-gate messages already injected
-// in this run) has reached [MaxProcessGateInjections]. The caller counts the injection.
-func ProcessFollowUp(procs []Process, runStartedAt time.Time, injected int) (string, bool) {
-	if injected >= MaxProcessGateInjections {
-		return "", false
-	}
-	msg := ProcessGateMessage(procs, runStartedAt)
-	return msg, msg != ""
-}
-
 // processMessage renders the gate text for already selected processes; "" for none.
 func processMessage(sel []Process) string {
 	if len(sel) == 0 {

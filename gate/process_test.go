@@ -279,7 +279,8 @@ func TestProcessGateMessage(t *testing.T) {
 	golden(t, "process_message.golden", all+"\n")
 }
 
-func TestProcessFollowUp(t *testing.T) {
+// TestProcessGateCap: the process gate blocks until its cap of injections is spent.
+func TestProcessGateCap(t *testing.T) {
 	tests := []struct {
 		name     string
 		procs    []Process
@@ -294,7 +295,8 @@ func TestProcessFollowUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			msg, ok := ProcessFollowUp(tt.procs, runStart, tt.injected)
+			r := Check(Input{RunStartedAt: runStart, Processes: tt.procs, Injections: Injections{ProcessGate: tt.injected}})
+			msg, ok := r.Message, r.Blocked
 			if ok != tt.want {
 				t.Fatalf("ok = %t, want %t", ok, tt.want)
 			}

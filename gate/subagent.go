@@ -85,17 +85,6 @@ func SubagentGateMessage(subs []Subagent) string {
 	return subagentMessage(SelectUnresolvedSubagents(subs))
 }
 
-// SubagentFollowUp returns the gate message to inject before the run may end, and true; or "",
-// false when nothing blocks or injected (the number of sub-agent-gate messages already injected
-// in this run) has reached [MaxSubagentGateInjections]. The caller counts the injection.
-func SubagentFollowUp(subs []Subagent, injected int) (string, bool) {
-	if injected >= MaxSubagentGateInjections {
-		return "", false
-	}
-	msg := SubagentGateMessage(subs)
-	return msg, msg != ""
-}
-
 // subagentMessage renders the gate text for already selected sub-agents; "" for none.
 func subagentMessage(sel []Subagent) string {
 	if len(sel) == 0 {

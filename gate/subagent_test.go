@@ -47,7 +47,8 @@ func TestSubagentLifecycle(t *testing.T) {
 	}
 	for _, st := range steps {
 		st.edit(&child)
-		msg, ok := SubagentFollowUp([]Subagent{child}, 0)
+		r := Check(Input{Subagents: []Subagent{child}})
+		msg, ok := r.Message, r.Blocked
 		if ok != st.want || (ok && !strings.Contains(msg, "child1")) {
 			t.Errorf("%s: follow-up = %q, %t; want blocked=%t naming child1", st.name, msg, ok, st.want)
 		}
@@ -98,10 +99,10 @@ func TestSubagentGateMessage(t *testing.T) {
 	golden(t, "subagent_message.golden", msg+"\n")
 }
 
-func TestSubagentFollowUpCap(t *testing.T) {
+func TestSubagentGateCap(t *testing.T) {
 	subs := []Subagent{{ID: "a", Status: StatusRunning}}
 	for injected := range MaxSubagentGateInjections + 2 {
-		_, ok := SubagentFollowUp(subs, injected)
+		ok := Check(Input{Subagents: subs, Injections: Injections{SubagentGate: injected}}).Blocked
 		if want := injected < MaxSubagentGateInjections; ok != want {
 			t.Errorf("injected %d: ok = %t, want %t", injected, ok, want)
 		}

@@ -120,9 +120,10 @@ var ErrScope = errors.New("scope not supported by this harness")
 // Installer adds the stop hook to a harness's configuration file and removes it, leaving
 // everything else in the file (and other files) as it was.
 type Installer interface {
-	// Path returns the configuration file the hook goes in for scope, given the user's home
-	// directory and the current directory.
-	Path(scope Scope, home, cwd string) (string, error)
+	// Path returns the configuration file the hook goes in for scope, as the harness itself
+	// finds it in env (its own home-directory variable, the user's home, the current
+	// directory).
+	Path(scope Scope, env Env) (string, error)
 	// Command returns the hook command line that runs exe with args, quoted for the shell
 	// the harness runs it with.
 	Command(exe string, args ...string) string
@@ -161,9 +162,9 @@ type Check struct {
 	Detail, Fix string
 }
 
-// DoctorEnv is what a Doctor may look at: the environment, not the process's globals, so
-// checks can be tested.
-type DoctorEnv struct {
+// Env is what an Installer or a Doctor may look at: the environment, not the process's
+// globals, so both can be tested.
+type Env struct {
 	// Home and CWD are the user's home directory and the current directory.
 	Home, CWD string
 	// Getenv reads an environment variable.
@@ -175,7 +176,7 @@ type DoctorEnv struct {
 // Doctor checks one harness's installation: that the harness is there, that the hook is
 // installed and would run, and what would stop it from firing. (Filled in by issue 15.)
 type Doctor interface {
-	Checks(ctx context.Context, env DoctorEnv) []Check
+	Checks(ctx context.Context, env Env) []Check
 }
 
 // HeadBytes is how much of the start of a file the audit hands to SessionReader.Detect.

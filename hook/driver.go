@@ -1,35 +1,43 @@
 package hook
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness"
 )
 
-// This file is the hook driver every harness shares: the time budget and panic guard around
-// deciding, the per-session budget state, encoding, writing and recording the answer, and
-// failing open. A harness adds only its decide step (decode its payload, read its transcript,
-// build the Turn) and its answer encoder; see ClaudeCode, Codex and GeminiCLI.
-
-// decideFunc does everything that may fail or take time for one invocation: decoding the
-// payload, reading the transcript, deciding.
-type decideFunc func(ctx context.Context, stdin io.Reader) outcome
-
-// encodeFunc returns what to write on stdout for d, decided on a stop of the given hook event
-// (nil to let the agent stop), and a note for stderr when the answer is not what the verdict
-// says.
-type encodeFunc func(d stopgate.Decision, event string) ([]byte, string)
-
-// invokeHook runs decide within the options' time budget and answers with encode: it fails
-// open on every error, a panic, or the budget running out; saves the nudge state; writes the
-// answer; and records the decision. It returns the process's exit status, always 0.
-func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, o Options, decide decideFunc, encode encodeFunc) int {
+// Run runs one stop-hook invocation of the harness whose Hook is h: h.Stop reads the payload
+// from stdin and builds the Turn, Run decides it within the options' time budget, and
+// h.Answer encodes the decision, which Run writes to stdout. It returns the process's exit
+// status, which is always 0.
+//
+// It fails open: an error from h.Stop (a payload that is not JSON), a panic, or the time
+// budget running out lets the stop proceed, with empty stdout and one line on stderr beginning
+// "stopgate:" saying what went wrong. Exit status 0 is deliberate: every harness reads exit 2
+// as a block or denial with stderr as the reason (an error would be handed to the agent as its
+// next instruction), and the others mostly as a hook error shown to the user on every stop;
+// with 0 and empty stdout the stop just proceeds, and stderr still reaches the harness's
+// verbose output or log.
+//
+// Budgets across invocations live in a JSON state file per Stop.State in Options.StateDir:
+// the run the last decision was in (its RunStartedAt) and the Nudges after it. A stop in
+// another run starts from none given; Stop.Active (stop_hook_active) carries the in-a-row
+// count, and with Stop.Chain so does a stop that follows one of this run's nudges. A state
+// file that cannot be read is treated as empty, except when the stop is in a row: then the
+// budgets this run has spent are unknown, and nudging again could go on without bound, so the
+// stop proceeds. The same holds for a missing file then (an earlier nudge whose state was
+// lost, or another hook's block).
+func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harness.Hook, opts *Options) int {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -44,7 +52,7 @@ func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 				done <- outcome{err: fmt.Errorf("internal error: panic: %v", r)}
 			}
 		}()
-		done <- decide(ctx, stdin)
+		done <- o.decide(ctx, h, stdin)
 	}()
 	var out outcome
 	select {
@@ -70,7 +78,7 @@ func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 		return 0
 	}
 
-	answer, note := encode(out.decision, out.event)
+	answer, note := h.Answer(out.decision, out.stop)
 	if note != "" {
 		fmt.Fprintf(stderr, "stopgate: %s\n", note)
 	}
@@ -97,31 +105,39 @@ func invokeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 	return 0
 }
 
-// stateKey names the per-session state file of one Turn.
-type stateKey struct {
-	session, agent string
-}
-
-// decideBudgeted loads the session's nudge state for t, decides, and fills out with the
-// decision and the state to save. active is the payload's stop_hook_active. It returns out
-// undecided, with a note, where the budgets this run has spent are unknown and nudging could
-// go on without bound.
-func (o *Options) decideBudgeted(ctx context.Context, t stopgate.Turn, active bool, out outcome) outcome {
-	return o.decideWithState(ctx, t, stateKey{t.Session, t.Agent}, active, false, out)
-}
-
-// decideWithState is decideBudgeted with the state file named by key and, when chain is set,
-// a stop that follows one of this run's nudges counted as in a row whatever active says (for
-// a harness whose stop_hook_active does not last through a continued run).
-func (o *Options) decideWithState(ctx context.Context, t stopgate.Turn, key stateKey, active, chain bool, out outcome) outcome {
-	if o.StateDir != "" && t.Session != "" {
-		out.statePath = statePath(o.StateDir, key.session, key.agent)
+// decide does everything that may fail or take time for one invocation: h.Stop (decoding the
+// payload, reading the session file, building the Turn), then deciding with the session's
+// budgets.
+func (o *Options) decide(ctx context.Context, h harness.Hook, stdin io.Reader) outcome {
+	st, err := h.Stop(ctx, stdin, o.now())
+	if err != nil {
+		return outcome{err: err}
 	}
-	var prev state
+	if st == nil {
+		return outcome{err: errors.New("the harness returned no stop")}
+	}
+	out := outcome{notes: st.Notes, stop: st}
+	if st.Skip {
+		return out
+	}
+	return o.decideWithState(ctx, st.Turn, st.State, st.Active, st.Chain, out)
+}
+
+// decideWithState loads the session's nudge state for t from the file key names, decides,
+// and fills out with the decision and the state to save. active is the payload's
+// stop_hook_active; when chain is set, a stop that follows one of this run's nudges counts as
+// in a row whatever active says (for a harness whose stop_hook_active does not last through a
+// continued run). It returns out undecided, with a note, where the budgets this run has spent
+// are unknown and nudging could go on without bound.
+func (o *Options) decideWithState(ctx context.Context, t stopgate.Turn, key harness.StateKey, active, chain bool, out outcome) outcome {
+	if o.StateDir != "" && t.Session != "" {
+		out.statePath = StatePath(o.StateDir, key.Session, key.Agent)
+	}
+	var prev State
 	var found bool
 	var stateErr error
 	if out.statePath != "" {
-		prev, found, stateErr = loadState(out.statePath)
+		prev, found, stateErr = LoadState(out.statePath)
 	}
 	if chain {
 		// The stop follows one of this run's nudges: a chain of them, whatever
@@ -151,67 +167,11 @@ func (o *Options) decideWithState(ctx context.Context, t stopgate.Turn, key stat
 		sup = stopgate.New(stopgate.Config{})
 	}
 	out.turn, out.decision, out.decided = t, sup.Decide(ctx, t), true
-	out.next = state{Run: t.RunStartedAt, Nudges: out.decision.Nudges}
+	out.next = State{Run: t.RunStartedAt, Nudges: out.decision.Nudges}
 	if out.next.Run.IsZero() && sameRun {
 		out.next.Run = prev.Run
 	}
 	return out
-}
-
-// decodeNotes starts an outcome for a decoded payload: the note on ignored fields, the hook
-// event, and, when the event is none of want, a note that there is nothing to decide. It
-// reports whether to go on deciding.
-func decodeNotes(ignored []string, event string, want ...string) (outcome, bool) {
-	var out outcome
-	if n := ignoredNote(ignored); n != "" {
-		out.notes = append(out.notes, n)
-	}
-	out.event = event
-	for _, w := range want {
-		if event == w {
-			return out, true
-		}
-	}
-	var names string
-	switch len(want) {
-	case 1:
-		names = want[0]
-	default:
-		names = strings.Join(want[:len(want)-1], ", ") + " or " + want[len(want)-1]
-	}
-	out.notes = append(out.notes, fmt.Sprintf("hook event %q is not %s; nothing to decide", event, names))
-	return out, false
-}
-
-// answerJSON returns the answer that keeps the agent going with d's message (cut to
-// MaxMessageBytes), built by shape, as one line of JSON; nil, with a note, when d lets the
-// agent stop though its verdict says otherwise.
-func answerJSON(d stopgate.Decision, shape func(msg string) any) ([]byte, string) {
-	switch d.Verdict {
-	case stopgate.Continue:
-	case stopgate.Retry:
-		return nil, fmt.Sprintf("a retry was advised (%s), but a stop hook cannot resend a request; letting the agent stop", d.Check)
-	default:
-		return nil, ""
-	}
-	msg := cutMessage(d.Message)
-	if strings.TrimSpace(msg) == "" {
-		return nil, fmt.Sprintf("check %s continued the run without a message; letting the agent stop", d.Check)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(shape(msg)); err != nil {
-		return nil, fmt.Sprintf("encoding the answer: %v; letting the agent stop", err)
-	}
-	return b.Bytes(), ""
-}
-
-// decisionReason is the {"decision":…,"reason":…} answer Claude Code and Codex (with "block")
-// and Gemini CLI (with "deny") read.
-type decisionReason struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason"`
 }
 
 // now returns the options' clock.
@@ -222,10 +182,101 @@ func (o *Options) now() time.Time {
 	return time.Now()
 }
 
-// ignoredNote is the stderr note for payload fields read as absent; "" for none.
-func ignoredNote(ignored []string) string {
-	if len(ignored) == 0 {
-		return ""
+// DefaultTimeout is the time budget of one hook invocation when Options.Timeout is zero.
+// Claude Code waits up to 600 s for a command hook (the other harnesses about as long), and the agent waits with it; stopgate
+// answers in milliseconds, so anything near this budget means something is stuck, and the
+// stop proceeds.
+const DefaultTimeout = 10 * time.Second
+
+// Recorder records a decision the hook made, for an event log. Run calls it after
+// deciding, with what remains of the time budget in ctx; its error, or its panic, is reported
+// on stderr and never changes the answer.
+type Recorder interface {
+	Record(ctx context.Context, t stopgate.Turn, d stopgate.Decision) error
+}
+
+// Options configures Run. The zero value (or a nil *Options) decides with the default
+// supervisor, keeps no state between invocations, and has DefaultTimeout to do it in.
+type Options struct {
+	// Supervisor makes the decision; nil means stopgate.New(stopgate.Config{}).
+	Supervisor *stopgate.Supervisor
+	// StateDir is the directory of the per-session state files that carry the nudge budgets
+	// from one stop to the next. Empty keeps no state: every stop starts from no nudges given,
+	// so to stay bounded the hook then lets the agent stop whenever stop_hook_active is set,
+	// which gives at most one nudge in a row.
+	StateDir string
+	// Timeout is the time budget of one invocation, reading the transcript and any model call
+	// included; zero means DefaultTimeout. Past it the stop proceeds.
+	Timeout time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// Recorder, if set, is called with each decision.
+	Recorder Recorder
+}
+
+// failOpen reports err on stderr as the reason the stop proceeds.
+func failOpen(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "stopgate: %s; letting the agent stop\n", oneLine(err.Error()))
+}
+
+// oneLine folds s onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// outcome is what the decision step produced.
+type outcome struct {
+	err     error
+	notes   []string
+	decided bool // false: let the agent stop without deciding (notes say why)
+	stop    *harness.Stop
+
+	turn      stopgate.Turn
+	decision  stopgate.Decision
+	statePath string // "" when no state is kept
+	next      State
+}
+
+// carryNudges returns the turn's nudges given the state of the previous decision, and whether
+// the turn is in the same run. The in-a-row count continues while stop_hook_active is set; the
+// per-check counts continue within a run: the same known run start, or, when either start is
+// unknown, a chain of blocked stops.
+func carryNudges(t stopgate.Turn, prev State, found, active bool) (stopgate.Nudges, bool) {
+	n := stopgate.Nudges{}
+	if active {
+		n.Consecutive = 1
+		if found && prev.Nudges.Consecutive > 1 {
+			n.Consecutive = prev.Nudges.Consecutive
+		}
 	}
-	return "payload fields of an unexpected type, read as absent: " + strings.Join(ignored, ", ")
+	if !found {
+		return n, false
+	}
+	sameRun := !t.RunStartedAt.IsZero() && !prev.Run.IsZero() && t.RunStartedAt.Equal(prev.Run)
+	if (t.RunStartedAt.IsZero() || prev.Run.IsZero()) && active {
+		sameRun = true
+	}
+	if sameRun {
+		n.Given = prev.Nudges.Given
+	}
+	return n, sameRun
+}
+
+// record calls r, bounded by ctx even if r ignores it, and turns a panic into an error.
+func record(ctx context.Context, r Recorder, t stopgate.Turn, d stopgate.Decision) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Errorf("panic: %v", p)
+			}
+		}()
+		done <- r.Record(ctx, t, d)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -14,18 +14,18 @@ import (
 	"github.com/stopgate/stopgate"
 )
 
-// state is what the hook keeps between two invocations for one session (one agent of it, on
+// State is what the hook keeps between two invocations for one session (one agent of it, on
 // SubagentStop): which run the last decision was in, and the nudges counted after it.
-type state struct {
+type State struct {
 	// Run is the RunStartedAt of the last decision; zero when it was unknown.
 	Run time.Time `json:"run,omitzero"`
 	// Nudges is the last Decision's Nudges.
 	Nudges stopgate.Nudges `json:"nudges"`
 }
 
-// statePath returns the state file of a session's agent (agent "" for the main agent) in dir.
+// StatePath returns the state file of a session's agent (agent "" for the main agent) in dir.
 // Ids that are not plain file names are hashed, so no payload can name a file elsewhere.
-func statePath(dir, session, agent string) string {
+func StatePath(dir, session, agent string) string {
 	name := session
 	if agent != "" {
 		name += "--" + agent
@@ -53,17 +53,17 @@ func plainName(s string) bool {
 	return true
 }
 
-// loadState reads the state file at path. A missing file is no error: found is false.
-func loadState(path string) (st state, found bool, err error) {
+// LoadState reads the state file at path. A missing file is no error: found is false.
+func LoadState(path string) (st State, found bool, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return state{}, false, nil
+		return State{}, false, nil
 	}
 	if err != nil {
-		return state{}, false, err
+		return State{}, false, err
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
-		return state{}, false, fmt.Errorf("state file %s: %w", path, err)
+		return State{}, false, fmt.Errorf("state file %s: %w", path, err)
 	}
 	return st, true, nil
 }
@@ -72,7 +72,7 @@ func loadState(path string) (st state, found bool, err error) {
 // over the old one, so a reader sees the old state or the new one, never half of either. It
 // does not fsync: a state lost to a crash is read as unreadable or missing, which lets the
 // next stop proceed.
-func saveState(path string, st state) error {
+func saveState(path string, st State) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err

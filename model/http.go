@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,7 +86,7 @@ func (e *endpoint) failBody(status int, h http.Header, body []byte) error {
 func (e *endpoint) fail(err error) error      { return fail(e.provider, e.model, err) }
 func (e *endpoint) malformed(err error) error { return malformed(e.provider, e.model, err) }
 func (e *endpoint) response(text, finish, answeredBy string) Response {
-	return Response{Text: text, FinishReason: strings.ToLower(finish), Provider: e.provider, Model: firstNonEmpty(answeredBy, e.model)}
+	return Response{Text: text, FinishReason: strings.ToLower(finish), Provider: e.provider, Model: cmp.Or(answeredBy, e.model)}
 }
 
 // fail wraps err with the provider and model, and attaches the reason the termination

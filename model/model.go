@@ -26,45 +26,26 @@
 package model
 
 import (
-	"context"
+	"github.com/stopgate/stopgate/model/llm"
 )
 
-// Effort is the reasoning effort asked of a reasoning model. The zero value leaves the
-// provider's default.
-type Effort string
+// The call's types are llm's: they live in that leaf package, which imports no I/O, so a
+// package that only consumes a Client (stall, the supervisor) does not pull in net/http and
+// os/exec. These aliases are the same types under the names this package's callers use.
+type (
+	// Effort is [llm.Effort].
+	Effort = llm.Effort
+	// Request is [llm.Request].
+	Request = llm.Request
+	// Response is [llm.Response].
+	Response = llm.Response
+	// Client is [llm.Client].
+	Client = llm.Client
+)
 
-// The efforts.
+// The efforts, as [llm]'s.
 const (
-	EffortLow    Effort = "low"
-	EffortMedium Effort = "medium"
-	EffortHigh   Effort = "high"
+	EffortLow    = llm.EffortLow
+	EffortMedium = llm.EffortMedium
+	EffortHigh   = llm.EffortHigh
 )
-
-// Request is one one-shot call.
-type Request struct {
-	// System is the system prompt; empty for none.
-	System string
-	// Prompt is the single user message.
-	Prompt string
-	// MaxTokens bounds the output, reasoning included where the provider counts it so; zero
-	// leaves the provider's default.
-	MaxTokens int
-	// Effort is the reasoning effort; empty leaves the provider's default.
-	Effort Effort
-}
-
-// Response is what a call produced.
-type Response struct {
-	// Text is the visible answer text (reasoning excluded).
-	Text string
-	// FinishReason is the provider's raw finish or stop token, lower-cased; empty when absent.
-	FinishReason string
-	// Provider and Model name what answered.
-	Provider, Model string
-}
-
-// Client makes one-shot calls. Implementations are safe for concurrent use. The deadline is
-// the context's.
-type Client interface {
-	Complete(ctx context.Context, req Request) (Response, error)
-}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/http"
@@ -84,7 +85,7 @@ func New(spec string, opts *Options) (Client, error) {
 		return &cliClient{path: resolved, model: s.Model}, nil
 
 	case ProviderOpenAICompatible:
-		base, err := checkBase(s, "spec", firstNonEmpty(o.BaseURL, s.BaseURL))
+		base, err := checkBase(s, "spec", cmp.Or(o.BaseURL, s.BaseURL))
 		if err != nil {
 			return nil, err
 		}
@@ -162,11 +163,4 @@ func ollamaBase(host string) string {
 		path = "/" + path
 	}
 	return "http://" + hostport + path + "/v1"
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

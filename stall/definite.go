@@ -1,19 +1,16 @@
 package stall
 
 import (
-	"strconv"
+	"fmt"
 	"strings"
-)
 
-// MetadataLivelocked is the message-metadata key that records a livelock exit: the run was
-// ended because the agent repeated the same tool call without making progress. Its value is
-// the boolean true or the string "true".
-const MetadataLivelocked = "livelocked"
+	"github.com/stopgate/stopgate/loopguard"
+)
 
 // DefiniteStallFor reports whether a final message is a stall that needs no classifier, and
 // returns the nudge to send when it is.
 //
-// A livelock exit (metadata[MetadataLivelocked] is true, or the string "true" in any case) is
+// A livelock exit (metadata[[loopguard.MetadataLivelocked]] is true, or the string "true" in any case) is
 // the strongest stall signal there is: the agent was told to keep working and demonstrably
 // could not make progress. It outranks an open todo item and nudges at once with a
 // livelock-specific message. No classifier is consulted, because the message that follows a
@@ -29,7 +26,7 @@ func DefiniteStallFor(text string, metadata map[string]any) (nudge string, ok bo
 
 // livelocked reads the livelock flag off message metadata.
 func livelocked(metadata map[string]any) bool {
-	switch v := metadata[MetadataLivelocked].(type) {
+	switch v := metadata[loopguard.MetadataLivelocked].(type) {
 	case bool:
 		return v
 	case string:
@@ -54,35 +51,40 @@ func livelockNudge(sentence string) string {
 	return b.String()
 }
 
-func todoNudge(todos []string) string {
-	const show = 5
+// TodoNudge is the nudge for open todo items, whether read off the message's own checklist
+// ([OpenTodos]) or off the harness's todo list: it lists the first ten and counts the rest.
+func TodoNudge(items []string) string {
 	var b strings.Builder
-	if len(todos) == 1 {
-		b.WriteString("Your todo list still has an open item: ")
-	} else {
-		b.WriteString("Your todo list still has open items: ")
-	}
-	for i, t := range todos {
+	fmt.Fprintf(&b, "Your todo list still has %d open item(s):\n", len(items))
+	const show = 10
+	for i, it := range items {
 		if i == show {
-			b.WriteString(" and ")
-			b.WriteString(strconv.Itoa(len(todos) - show))
-			b.WriteString(" more")
+			fmt.Fprintf(&b, "- … and %d more\n", len(items)-show)
 			break
 		}
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(quote(t))
+		fmt.Fprintf(&b, "- %s\n", it)
 	}
-	b.WriteString(". Continue with the next one. If an item no longer applies, mark it done " +
-		"or drop it and say why; if you need the user, say exactly what you need.")
+	b.WriteString("Work through them now. If an item is done, mark it completed; if you decided not to do one, remove it and say why. Then end your turn.")
 	return b.String()
 }
 
-func danglingNudge(sentence string) string {
-	return "You ended your turn on " + quote(sentence) + " without doing it. If that work " +
-		"still needs doing, do it now. If you are finished, or need something from the user, " +
-		"say so plainly in a final message."
+// danglingNudge is the nudge for a final message that trails off on a promise; mode says
+// whether anyone will answer a question.
+func danglingNudge(sentence string, mode Mode) string {
+	var b strings.Builder
+	if sentence != "" {
+		fmt.Fprintf(&b, "Your last message ended with %q, but the turn ended before you did it.", sentence)
+	} else {
+		b.WriteString("Your last message ended on a next step, but the turn ended before you took it.")
+	}
+	b.WriteString(" If that work is still to be done, do it now.")
+	b.WriteString(" If it is finished, or you decided against it, say so in one short final message (for example \"Done: …\" or \"Not doing X because …\") and stop.")
+	if mode == Autonomous {
+		b.WriteString(" Nobody will answer a question in this run: make the call yourself.")
+	} else {
+		b.WriteString(" If you need the user to decide, ask the question plainly.")
+	}
+	return b.String()
 }
 
 func permissionNudge(sentence string) string {

@@ -3,6 +3,8 @@ package stall
 import (
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/loopguard"
 )
 
 func TestDefiniteStallFor(t *testing.T) {
@@ -14,14 +16,14 @@ func TestDefiniteStallFor(t *testing.T) {
 	}{
 		{"nil metadata", nil, false},
 		{"no key", map[string]any{"other": true}, false},
-		{"true", map[string]any{MetadataLivelocked: true}, true},
-		{"false", map[string]any{MetadataLivelocked: false}, false},
-		{"string true", map[string]any{MetadataLivelocked: "true"}, true},
-		{"string TRUE with space", map[string]any{MetadataLivelocked: " TRUE "}, true},
-		{"string false", map[string]any{MetadataLivelocked: "false"}, false},
-		{"string yes", map[string]any{MetadataLivelocked: "yes"}, false},
-		{"number", map[string]any{MetadataLivelocked: 1}, false},
-		{"nil value", map[string]any{MetadataLivelocked: nil}, false},
+		{"true", map[string]any{loopguard.MetadataLivelocked: true}, true},
+		{"false", map[string]any{loopguard.MetadataLivelocked: false}, false},
+		{"string true", map[string]any{loopguard.MetadataLivelocked: "true"}, true},
+		{"string TRUE with space", map[string]any{loopguard.MetadataLivelocked: " TRUE "}, true},
+		{"string false", map[string]any{loopguard.MetadataLivelocked: "false"}, false},
+		{"string yes", map[string]any{loopguard.MetadataLivelocked: "yes"}, false},
+		{"number", map[string]any{loopguard.MetadataLivelocked: 1}, false},
+		{"nil value", map[string]any{loopguard.MetadataLivelocked: nil}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +43,7 @@ func TestDefiniteStallFor(t *testing.T) {
 		})
 	}
 	// An empty message still nudges, without a quote.
-	nudge, ok := DefiniteStallFor("", map[string]any{MetadataLivelocked: true})
+	nudge, ok := DefiniteStallFor("", map[string]any{loopguard.MetadataLivelocked: true})
 	if !ok || strings.Contains(nudge, `"`) {
 		t.Errorf("empty message: %q, %t", nudge, ok)
 	}

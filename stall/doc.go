@@ -14,7 +14,10 @@
 //  4. [ModelClassifier]: an optional cheap model reads the tail of the message and only a
 //     clear YES counts.
 //
-// [IsStalled] runs them in that order. [PendingWakeReason] is the gate a caller applies
+// [IsStalled] runs them in that order, and owns the nudge texts. The supervisor runs the same
+// policy split around its completion gates: [DefiniteStallFor] first, [OpenTodos] and
+// [TodoNudge] after the pending-wake gate, then [ClassifyProse] (steps 3 and 4), so that
+// `stopgate stall` and `stopgate decide` answer every message alike. [PendingWakeReason] is the gate a caller applies
 // before any of them: a thread parked on a running job or an armed one-shot schedule is not
 // stalled, however its prose reads.
 //
@@ -23,5 +26,5 @@
 // decimals, ellipses, markdown lists and headings, emoji, and CJK punctuation.
 //
 // The package is pure: no I/O, no globals that change, no clock (time is passed in). The only
-// outside call is the model classifier's, through the [model.Client] its caller supplies.
+// outside call is the model classifier's, through the [llm.Client] its caller supplies.
 package stall

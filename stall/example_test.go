@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stopgate/stopgate/loopguard"
 	"github.com/stopgate/stopgate/model"
 	"github.com/stopgate/stopgate/stall"
 )
@@ -18,13 +19,13 @@ func ExampleIsStalled() {
 	// Output:
 	// true lexical
 	// announces its next action in the first person
-	// You ended your turn on "Let me look at how the header renders." without doing it. If that work still needs doing, do it now. If you are finished, or need something from the user, say so plainly in a final message.
+	// Your last message ended with "Let me look at how the header renders.", but the turn ended before you did it. If that work is still to be done, do it now. If it is finished, or you decided against it, say so in one short final message (for example "Done: …" or "Not doing X because …") and stop. If you need the user to decide, ask the question plainly.
 }
 
 func ExampleIsStalled_livelock() {
 	msg := "I stopped because I kept getting the same error. What would you like me to do?"
 	r := stall.IsStalled(context.Background(), msg, stall.Options{
-		Metadata: map[string]any{stall.MetadataLivelocked: true},
+		Metadata: map[string]any{loopguard.MetadataLivelocked: true},
 	})
 	fmt.Println(r.Stalled, r.By)
 	// Output: true livelock

@@ -29,7 +29,7 @@ const (
 type Options struct {
 	// Mode says whether anyone will answer the agent; see [Mode].
 	Mode Mode
-	// Metadata is the final message's metadata, where [MetadataLivelocked] is read.
+	// Metadata is the final message's metadata, where [loopguard.MetadataLivelocked] is read.
 	Metadata map[string]any
 	// Model is the model classifier; nil leaves it off.
 	Model *ModelClassifier
@@ -77,23 +77,33 @@ func IsStalled(ctx context.Context, text string, opts Options) Result {
 		if len(todos) == 1 {
 			why = "1 open todo item"
 		}
-		return Result{Stalled: true, By: ByTodo, Sentence: sentence, Why: why, Todos: todos, Nudge: todoNudge(todos)}
+		return Result{Stalled: true, By: ByTodo, Sentence: sentence, Why: why, Todos: todos, Nudge: TodoNudge(todos)}
 	}
-	v := ClassifyLexical(text, opts.Mode)
+	return ClassifyProse(ctx, text, opts.Mode, opts.Model)
+}
+
+// ClassifyProse is the prose half of [IsStalled], steps 3 and 4: the lexical classifier in
+// mode, then the model classifier m (nil is off), consulted only for a message the lexical
+// classifier neither called a stall nor found positively ended, and that has a final sentence
+// to ask about. The Result's Nudge is the one [IsStalled] gives; a caller that runs the
+// livelock and todo checks itself (the supervisor, between its completion gates) calls this
+// for the rest, so the two answer every message alike.
+func ClassifyProse(ctx context.Context, text string, mode Mode, m *ModelClassifier) Result {
+	v := ClassifyLexical(text, mode)
 	if v.Stalled {
-		nudge := danglingNudge(v.Sentence)
+		nudge := danglingNudge(v.Sentence, mode)
 		if v.Why == whyPermission {
 			nudge = permissionNudge(v.Sentence)
 		}
 		return Result{Stalled: true, By: ByLexical, Sentence: v.Sentence, Why: v.Why, Nudge: nudge}
 	}
 	res := Result{By: ByNone, Sentence: v.Sentence, Why: v.Why}
-	if opts.Model == nil || v.Decisive || v.Sentence == "" {
+	if m == nil || v.Decisive || v.Sentence == "" {
 		return res
 	}
-	mv := opts.Model.Classify(ctx, text)
+	mv := m.Classify(ctx, text)
 	if mv.Stalled {
-		return Result{Stalled: true, By: ByModel, Sentence: v.Sentence, Why: mv.Why, Nudge: danglingNudge(v.Sentence)}
+		return Result{Stalled: true, By: ByModel, Sentence: v.Sentence, Why: mv.Why, Nudge: danglingNudge(v.Sentence, mode)}
 	}
 	res.Why = v.Why + "; " + mv.Why
 	res.Reason = mv.Reason

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stopgate/stopgate/loopguard"
 	"github.com/stopgate/stopgate/model"
 	"github.com/stopgate/stopgate/termination"
 )
@@ -24,7 +25,7 @@ func countingModel(answer string, err error) (*ModelClassifier, *atomic.Int32) {
 }
 
 func TestIsStalled(t *testing.T) {
-	livelock := map[string]any{MetadataLivelocked: true}
+	livelock := map[string]any{loopguard.MetadataLivelocked: true}
 	const (
 		todoAndIntent = "<todo>\n- [x] parse\n- [ ] test\n</todo>\nLet me write the tests."
 		intent        = "The parser works. Now I'll run the tests."
@@ -51,7 +52,7 @@ func TestIsStalled(t *testing.T) {
 		{name: "livelock on a hand-back", text: "I stopped because I was looping. What should I do?", opts: Options{Metadata: livelock},
 			stalled: true, by: ByLivelock, nudge: `"What should I do?"`},
 		{name: "todo before lexical", text: todoAndIntent, answer: "NO",
-			stalled: true, by: ByTodo, why: "1 open todo item", nudge: `"test"`},
+			stalled: true, by: ByTodo, why: "1 open todo item", nudge: "- test\n"},
 		{name: "lexical stall needs no model", text: intent, answer: "NO",
 			stalled: true, by: ByLexical, why: whyIntent, nudge: `"Now I'll run the tests."`},
 		{name: "autonomous permission ask", text: permission, opts: Options{Mode: Autonomous},
@@ -113,15 +114,15 @@ func TestIsStalled(t *testing.T) {
 func TestIsStalledTodoNudgeListsItems(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("<todo>\n")
-	for _, item := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+	for _, item := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
 		b.WriteString("- [ ] " + item + "\n")
 	}
 	b.WriteString("</todo>\nDone for now.")
 	got := IsStalled(context.Background(), b.String(), Options{})
-	if got.By != ByTodo || len(got.Todos) != 7 || got.Why != "7 open todo items" {
+	if got.By != ByTodo || len(got.Todos) != 12 || got.Why != "12 open todo items" {
 		t.Fatalf("got %+v", got)
 	}
-	if !strings.Contains(got.Nudge, `"a"; "b"; "c"; "d"; "e" and 2 more`) || strings.Contains(got.Nudge, `"f"`) {
+	if !strings.Contains(got.Nudge, "12 open item(s):\n- a\n") || !strings.Contains(got.Nudge, "- j\n- … and 2 more\n") || strings.Contains(got.Nudge, "- k") {
 		t.Errorf("nudge = %q", got.Nudge)
 	}
 }

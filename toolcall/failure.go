@@ -119,8 +119,8 @@ var (
 	// reUnsupported, reToolNoun: the model or server does not take tools, when both occur in one
 	// sentence within 40 characters of each other, in either order. "tool_calls" (a malformed
 	// message in the history) is deliberately not a tool noun.
-	reUnsupported = regexp.MustCompile(`not\s+supported|unsupported|not\s+enabled|(?:does|do)(?:n['’]t|\s+not)\s+support`)
-	reToolNoun    = regexp.MustCompile(`\b(?:tools?|tool_choice|functions?)\b`)
+	reUnsupported = regexp.MustCompile(`not\s+(?:fully\s+|yet\s+)?supported|unsupported|not\s+enabled|(?:does|do)(?:n['’]t|\s+not)\s+support`)
+	reToolNoun    = regexp.MustCompile(`\b(?:tools?|tool_choice|parallel_tool_calls|functions?)\b`)
 )
 
 // ClassifyFailure says which kind of tool-calling failure an error response reports. status is
@@ -129,31 +129,54 @@ var (
 //
 // Rate-limit and credential statuses (401, 403, 407, 429) are [Other] whatever the body says:
 // retrying them is a matter of waiting or fixing keys, never of tools. Otherwise the body's
-// own code is trusted first (tool_use_failed, json_validate_failed), then its wording.
+// own code is trusted first (tool_use_failed, json_validate_failed), then its wording. A body
+// whose message cannot be read (cut off, or not an error object at all) is read as text.
 func ClassifyFailure(status int, body string) Failure {
-	return classify(status, parseErrorBody(body))
+	return classify(status, body, parseErrorBody(body))
 }
 
-func classify(status int, e errorBody) Failure {
+var (
+	// toolsUnsupportedWords: fixed wordings that say the model, route or server does not take
+	// tools (or the tool-calling option sent) at all: a router with no endpoint that supports
+	// tool use (OpenRouter's 404), an API version that does not know the argument (Azure),
+	// llama-server started without --jinja, vLLM without the named-or-auto tool_choice.
+	toolsUnsupportedWords = []string{
+		"--enable-auto-tool-choice", "support tool use", "support the provided 'tool_choice'",
+		"tools param requires", "tool_choice must either be", "function calling is not supported",
+	}
+	// reUnknownArgument: a request argument the server does not know, when it is tools.
+	reUnknownArgument = regexp.MustCompile(`(?:unrecognized|unknown|unsupported) (?:request )?(?:argument|param(?:eter)?)s?(?: supplied)?: ['"]?(?:tools|functions|tool_choice)\b`)
+	// malformedCallWords: Gemini's finish reason for a call it could not parse, in its own
+	// spelling and in the messages harnesses print for it; and Cerebras's wording for a call
+	// it could not generate.
+	malformedCallWords = []string{"malformed_function_call", "malformed function call", "failed to generate tool_calls", "failed to generate tool call"}
+)
+
+func classify(status int, body string, e errorBody) Failure {
 	switch status {
 	case 401, 403, 407, 429:
 		return Other
 	}
 	code := strings.ToLower(e.code)
 	msg := strings.ToLower(e.message)
+	if msg == "" {
+		msg = strings.ToLower(strings.TrimSpace(body))
+	}
 	switch {
 	case code == "json_validate_failed" || containsAny(msg, jsonGeneratedWords):
 		return JSONValidation
-	case code == "tool_use_failed" || e.hasGeneration || containsAny(msg, toolUseFailedWords):
+	case code == "tool_use_failed" || code == "output_parse_failed" || e.hasGeneration || containsAny(msg, toolUseFailedWords):
 		if containsAny(msg, schemaValidationWords) {
 			return SchemaValidation
 		}
 		return ToolUseFailed
 	case containsAny(msg, schemaValidationWords):
 		return SchemaValidation
+	case containsAny(msg, malformedCallWords):
+		return ToolUseFailed
 	case strings.Contains(msg, "json") && near(msg, reBadJSON, reArguments, 60, "\n"):
 		return JSONValidation
-	case strings.Contains(msg, "--enable-auto-tool-choice"):
+	case containsAny(msg, toolsUnsupportedWords) || reUnknownArgument.MatchString(msg):
 		return ToolsUnsupported
 	case (strings.Contains(msg, "tool") || strings.Contains(msg, "function")) && near(msg, reUnsupported, reToolNoun, 40, ".\n"):
 		return ToolsUnsupported

@@ -14,7 +14,13 @@ type SalvageOptions struct {
 	// Marker is the end-of-turn marker tool's name; empty means [DefaultMarker]. A rejected call
 	// to the marker does not stop a salvage; a rejected call to any other tool does.
 	Marker string
+	// NoTools says the request carried no tools. A parse failure of such a request (Groq's
+	// output_parse_failed) is never salvaged: what it kept is the model's reasoning or
+	// planning, not an answer.
+	NoTools bool
 }
+
+func (o *SalvageOptions) noTools() bool { return o != nil && o.NoTools }
 
 func (o *SalvageOptions) marker() string {
 	if o == nil || o.Marker == "" {
@@ -63,7 +69,7 @@ type Salvaged struct {
 // <tool-use> blocks, JSON tool_calls (fenced or bare), and the Kimi and Gemma token forms.
 func Salvage(status int, body string, opts *SalvageOptions) Salvaged {
 	e := parseErrorBody(body)
-	f := classify(status, e)
+	f := classify(status, body, e)
 	out := Salvaged{Failure: f}
 	switch {
 	case f == Other:
@@ -77,6 +83,12 @@ func Salvage(status int, body string, opts *SalvageOptions) Salvaged {
 		return out
 	case !e.hasGeneration:
 		out.Why = "not salvaged: the body has no failed_generation"
+		return out
+	}
+	if strings.EqualFold(e.code, "output_parse_failed") || opts.noTools() {
+		// A parse failure keeps what the model wrote when it was not making a call: its
+		// reasoning or plan, not an answer. Without tools in the request nothing it kept is one.
+		out.Why = "not salvaged: a parse failure's generation is the model's reasoning, not an answer"
 		return out
 	}
 	gen := strings.TrimSpace(e.generation)
@@ -116,6 +128,10 @@ func Salvage(status int, body string, opts *SalvageOptions) Salvaged {
 	}
 	if g.content == "" {
 		out.Why = "not salvaged: the generation holds only the " + marker + " call, no answer"
+		return out
+	}
+	if ok, why := deliverable(g.content); !ok {
+		out.Why = "not salvaged: what is left is not an answer: " + why
 		return out
 	}
 	out.OK, out.Content, out.Followups = true, g.content, followups

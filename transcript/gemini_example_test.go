@@ -10,7 +10,7 @@ import (
 // Read a session file Gemini CLI 0.61.0 wrote: each message as its last record left it, and the
 // todo list of the last write_todos call.
 func ExampleReadGeminiFile() {
-	s, err := transcript.ReadGeminiFile("../hook/testdata/gemini/session-0.61.0.jsonl", nil)
+	s, err := transcript.ReadGeminiFile("../harness/gemini/testdata/gemini/session-0.61.0.jsonl", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 package transcript
 
+import "strings"
+
 // ExcerptRunes is the longest final-sentence excerpt a Summary keeps per turn.
 const ExcerptRunes = 100
 
@@ -130,4 +132,18 @@ func (s *Session) Summary() Summary {
 		sum.TurnEndings = append(sum.TurnEndings, e)
 	}
 	return sum
+}
+
+// Excerpt cuts s to n runes on one line, keeping its end when tail is set and its start
+// otherwise, and marking the cut with "…".
+func Excerpt(s string, n int, tail bool) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if tail {
+		return "…" + string(r[len(r)-n+1:])
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -83,7 +83,7 @@ line.`,
 				fmt.Fprintf(e.stderr, "stopgate audit: %v\n", err)
 				return exitUsage
 			}
-			opts := &audit.Options{Supervisor: sup, Workers: f.workers}
+			opts := &audit.Options{Supervisor: sup, Workers: f.workers, Readers: auditReaders()}
 			if f.record {
 				st, err := openAuditStore(ctx, e, f.dsn)
 				if err != nil {

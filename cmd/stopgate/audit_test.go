@@ -130,14 +130,14 @@ func TestAuditMixedFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	recorded := filepath.Join("..", "..", "hook", "testdata")
+	harnesses := filepath.Join("..", "..", "harness")
 	place(filepath.Join(auditFixtures, "claude-code", "stall.jsonl"), "claude", "projects", "-work-demo", "a0d17000-0000-4000-8000-000000000001.jsonl")
 	place(filepath.Join(auditFixtures, "codex", "codex-stall.jsonl"), "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T09-00-00-c0de0000-0000-4000-8000-000000000001.jsonl")
 	place(filepath.Join(auditFixtures, "codex", "codex-background.jsonl"), "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c0de0000-0000-4000-8000-000000000002.jsonl")
-	place(filepath.Join(recorded, "codex", "rollout-0.169.0.jsonl"), "codex", "sessions", "2026", "11", "29", "rollout-2026-11-29T22-34-02-00000000-0000-4000-8000-0000000000c1.jsonl")
+	place(filepath.Join(harnesses, "codex", "testdata", "codex", "rollout-0.169.0.jsonl"), "codex", "sessions", "2026", "11", "29", "rollout-2026-11-29T22-34-02-00000000-0000-4000-8000-0000000000c1.jsonl")
 	place(filepath.Join(auditFixtures, "gemini", "gemini-background.jsonl"), "gemini", "tmp", "0f0e0d0c", "chats", "session-2026-03-03T10-00-9e0d0000.jsonl")
 	place(filepath.Join(auditFixtures, "gemini", "gemini-legacy.json"), "gemini", "tmp", "0f0e0d0c", "chats", "session-2026-03-03T12-00-9e0d0000.json")
-	place(filepath.Join(recorded, "gemini", "session-0.61.0.jsonl"), "gemini", "tmp", "9dad1e4e", "chats", "session-2026-11-29T22-46-00000000.jsonl")
+	place(filepath.Join(harnesses, "gemini", "testdata", "gemini", "session-0.61.0.jsonl"), "gemini", "tmp", "9dad1e4e", "chats", "session-2026-11-29T22-46-00000000.jsonl")
 	place(filepath.Join(auditFixtures, "other", "notes.txt"), "notes.txt")
 
 	out, errOut, code := runCmd(t, "", "audit", dir)

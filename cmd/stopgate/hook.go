@@ -5,12 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/harness/claudecode"
 	"github.com/stopgate/stopgate/hook"
 )
 
@@ -83,7 +83,7 @@ func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 	h.rf.define(tmp)
 	tmp.StringVar(&h.stateDir, "state-dir", "", "keep the per-session nudge budgets in `DIR` (default $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks)")
 	tmp.DurationVar(&h.timeout, "timeout", hook.DefaultTimeout, "let the agent stop if no decision is made within `D`")
-	tmp.StringVar(&h.style, "style", string(hook.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
+	tmp.StringVar(&h.style, "style", string(claudecode.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
 	tmp.VisitAll(add)
 }
 
@@ -160,13 +160,14 @@ Flags may also come after "--", which is how 'stopgate hook install claude-code'
 them: a flag this binary does not know (after an upgrade or a downgrade) then fails open too.
 
 Install it with 'stopgate hook install claude-code'.`,
-	}, true, hook.ClaudeCode)
+	}, true, claudecode.Name)
 }
 
-// harnessHookCommand completes c, the command that runs one harness's hook, with the hook flags
-// (-style only when withStyle), parsed leniently, and a run that fails open: a bad flag or
-// configuration lets the agent stop, with one line on stderr, before run is called.
-func harnessHookCommand(c *command, withStyle bool, run func(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opts *hook.Options) int) *command {
+// harnessHookCommand completes c, the command that runs the hook of the harness named name (in
+// the registry, harnesses), with the hook flags (-style only when withStyle), parsed
+// leniently, and a run that fails open: a bad flag or configuration lets the agent stop, with
+// one line on stderr, before the hook is run.
+func harnessHookCommand(c *command, withStyle bool, name string) *command {
 	var h hookFlags
 	var flagErrs []error
 	c.failOpen = true
@@ -183,38 +184,43 @@ func harnessHookCommand(c *command, withStyle bool, run func(ctx context.Context
 				flagErrs = append(flagErrs, fmt.Errorf("unexpected arguments %q", fs.Args()))
 			}
 		}
-		opts, err := h.options(e, flagErrs)
+		opts, style, err := h.options(e, flagErrs)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "stopgate: %s; letting the agent stop\n", strings.Join(strings.Fields(err.Error()), " "))
 			return 0
 		}
-		return run(ctx, e.stdin, e.stdout, e.stderr, opts)
+		hk := hookOf(name, style)
+		if hk == nil {
+			fmt.Fprintf(e.stderr, "stopgate: no hook for harness %q; letting the agent stop\n", name)
+			return 0
+		}
+		return hook.Run(ctx, e.stdin, e.stdout, e.stderr, hk, opts)
 	}
 	return c
 }
 
-// options builds the hook's options from the flags.
-func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, error) {
+// options builds the hook driver's options and Claude Code's answer style from the flags.
+func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, claudecode.Style, error) {
 	if err := errors.Join(flagErrs...); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	style, err := hook.ParseStyle(h.style)
+	style, err := claudecode.ParseStyle(h.style)
 	if err != nil {
-		return nil, fmt.Errorf("flag -style: %w", err)
+		return nil, "", fmt.Errorf("flag -style: %w", err)
 	}
 	sup, err := h.sf.supervisor(e)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	dir := h.stateDir
 	if dir == "" {
 		dir = defaultStateDir(e.getenv)
 	}
-	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, Style: style}
+	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout}
 	if rec := h.rf.recorder(e, hookStoreBusy); rec != nil {
 		opts.Recorder = rec
 	}
-	return opts, nil
+	return opts, style, nil
 }
 
 // hookStoreBusy bounds how long a hook waits for another process holding the event log's
@@ -353,7 +359,7 @@ The command installed is this binary's absolute path, so it runs from any direct
 by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout,
 -style) after "--". Relative -config and -state-dir paths are made absolute. The flags and the
 configuration are checked now, so a mistake shows here rather than as a hook that lets every
-stop through. Claude Code gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
+stop through. Claude Code gives the hook ` + fmt.Sprint(claudecode.HandlerTimeout) + ` s before it cancels it.
 
 ` + settingsHelp,
 	}, installSpec{
@@ -361,10 +367,10 @@ stop through. Claude Code gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + `
 		path:       s.path,
 		withStyle:  true,
 		harness:    "Claude Code",
-		waits:      time.Duration(hook.HandlerTimeout) * time.Second,
+		waits:      time.Duration(claudecode.HandlerTimeout) * time.Second,
 		stops:      "cancel",
-		command:    hook.Command,
-		install:    hook.Install,
+		command:    claudecode.Command,
+		install:    claudecode.Install,
 		installed:  "the Stop and SubagentStop hooks",
 	})
 }
@@ -405,7 +411,7 @@ func installCommand(c *command, spec installSpec) *command {
 		if err != nil {
 			return usageError(e, name, err.Error())
 		}
-		if _, err := h.options(e, nil); err != nil {
+		if _, _, err := h.options(e, nil); err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return exitUsage
 		}
@@ -464,7 +470,7 @@ leaves empty. Everything else is kept as it was.
 
 ` + settingsHelp,
 		flags: s.define,
-	}, s.path, hook.Uninstall, "hooks")
+	}, s.path, claudecode.Uninstall, "hooks")
 }
 
 // uninstallCommand completes c, the `hook uninstall HARNESS` command whose flags c.flags

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/codex"
 )
 
 func hookCodexCommand() *command {
@@ -39,7 +39,7 @@ stops in a small JSON file per session under --state-dir. When that file cannot 
 stop_hook_active is set, the agent may stop.
 
 Install it with 'stopgate hook install codex'.`,
-	}, false, hook.Codex)
+	}, false, codex.Name)
 }
 
 // codexHooksFlags returns the flags choosing the hooks.json install and uninstall edit.
@@ -91,27 +91,27 @@ The command installed is this binary's absolute path, so it runs from any direct
 by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout)
 after "--". Relative -config and -state-dir paths are made absolute. The flags and the
 configuration are checked now, so a mistake shows here rather than as a hook that lets every
-stop through. Codex gives the hook ` + fmt.Sprint(hook.HandlerTimeout) + ` s before it cancels it.
+stop through. Codex gives the hook ` + fmt.Sprint(codex.HandlerTimeout) + ` s before it cancels it.
 
 ` + codexHooksHelp,
 	}, installSpec{
 		defineFile: c.define,
 		path:       c.path,
 		harness:    "Codex",
-		waits:      time.Duration(hook.HandlerTimeout) * time.Second,
+		waits:      time.Duration(codex.HandlerTimeout) * time.Second,
 		stops:      "cancel",
-		command:    hook.CodexCommand,
-		install:    hook.InstallCodex,
+		command:    codex.Command,
+		install:    codex.Install,
 		installed:  "the Stop and SubagentStop hooks",
 		after: func(e env, name, path string) int {
-			recs, err := hook.CodexTrust(path)
+			recs, err := codex.Trust(path)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 				return 1
 			}
 			fmt.Fprintf(e.stdout, "\nCodex runs these hooks only once you trust them: review them with /hooks in Codex,\nor add to $CODEX_HOME/config.toml (~/.codex/config.toml):\n\n")
 			for _, r := range recs {
-				if hook.IsCodexHookCommand(r.Command) {
+				if codex.IsHookCommand(r.Command) {
 					fmt.Fprintf(e.stdout, "%s\n", r.TOML())
 				}
 			}
@@ -136,5 +136,5 @@ for the removed hooks are left alone; Codex ignores entries for hooks that no lo
 
 ` + codexHooksHelp,
 		flags: c.define,
-	}, c.path, hook.UninstallCodex, "hooks")
+	}, c.path, codex.Uninstall, "hooks")
 }

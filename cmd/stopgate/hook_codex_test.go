@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/codex"
 )
 
 // codexPayload is a Codex Stop payload for session id with the final message msg and no
@@ -110,7 +110,7 @@ func TestHookCodexHelp(t *testing.T) {
 // codexHookCommands returns the Stop and SubagentStop commands of a Codex hooks file.
 func codexHookCommands(t *testing.T, path string) []string {
 	t.Helper()
-	recs, err := hook.CodexTrust(path)
+	recs, err := codex.Trust(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +136,11 @@ func TestHookInstallCodex(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Installed the Stop and SubagentStop hooks in "+file) {
 		t.Fatalf("install: exit %d, stdout %q", code, stdout)
 	}
-	want := hook.CodexCommand(exe, "--", "--state-dir="+filepath.Join(dir, "state"), "--budget=stall=1")
+	want := codex.Command(exe, "--", "--state-dir="+filepath.Join(dir, "state"), "--budget=stall=1")
 	if got := codexHookCommands(t, file); len(got) != 3 || got[0] != "notify" || got[1] != want || got[2] != want {
 		t.Errorf("installed %q, want notify, then %q twice", got, want)
 	}
-	recs, _ := hook.CodexTrust(file)
+	recs, _ := codex.Trust(file)
 	for _, r := range recs[1:] {
 		if !strings.Contains(stdout, r.TOML()) {
 			t.Errorf("install did not print the trust record\n%s\nin:\n%s", r.TOML(), stdout)

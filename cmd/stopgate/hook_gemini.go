@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/gemini"
 )
 
 func hookGeminiCommand() *command {
@@ -41,7 +41,7 @@ as a nudge counts as in a row even when stop_hook_active is false (Gemini CLI cl
 model has called a tool); when the file cannot be read in that case, the agent may stop.
 
 Install it with 'stopgate hook install gemini-cli'.`,
-	}, false, hook.GeminiCLI)
+	}, false, gemini.Name)
 }
 
 // geminiSettingsFlags returns the flags choosing the Gemini CLI settings file install and
@@ -83,7 +83,7 @@ func hookInstallGeminiCommand() *command {
 		summary: "add the stopgate hook to a Gemini CLI settings file",
 		usage:   "hook install gemini-cli [-user|-project|-settings FILE] [hook flags]",
 		help: `Add "stopgate hook gemini-cli" as a command hook for Gemini CLI's AfterAgent event, named
-"stopgate", with a timeout of ` + fmt.Sprint(hook.GeminiHandlerTimeout.Milliseconds()) + ` ms. Everything else in the settings file is kept: other
+"stopgate", with a timeout of ` + fmt.Sprint(gemini.HandlerTimeout.Milliseconds()) + ` ms. Everything else in the settings file is kept: other
 keys byte for byte and in order, other events and other hooks. Installing again changes
 nothing; a stopgate hook already there with another command (a moved binary, other flags) is
 updated. Nothing needs enabling in Gemini CLI 0.61.0 (hooksConfig.enabled defaults to true);
@@ -100,13 +100,13 @@ stop through.
 		defineFile: g.define,
 		path:       g.path,
 		harness:    "Gemini CLI",
-		waits:      hook.GeminiHandlerTimeout,
+		waits:      gemini.HandlerTimeout,
 		stops:      "kill",
-		command:    hook.GeminiCommand,
-		install:    hook.InstallGemini,
+		command:    gemini.Command,
+		install:    gemini.Install,
 		installed:  "the AfterAgent hook",
 		after: func(e env, name, path string) int {
-			switch why, err := hook.GeminiHooksDisabled(path); {
+			switch why, err := gemini.HooksDisabled(path); {
 			case err != nil:
 				fmt.Fprintf(e.stderr, "stopgate %s: warning: %v\n", name, err)
 			case why != "":
@@ -129,5 +129,5 @@ empty. Everything else is kept as it was.
 
 ` + geminiSettingsHelp,
 		flags: g.define,
-	}, g.path, hook.UninstallGemini, "hook")
+	}, g.path, gemini.Uninstall, "hook")
 }

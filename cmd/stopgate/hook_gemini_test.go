@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/gemini"
 )
 
 // geminiPayload is an AfterAgent payload for session id with the final text msg and no
@@ -128,7 +128,7 @@ func geminiInstalled(t *testing.T, path string) []map[string]any {
 		t.Fatalf("%s: %v", path, err)
 	}
 	var out []map[string]any
-	for _, g := range s.Hooks[hook.EventAfterAgent] {
+	for _, g := range s.Hooks[gemini.EventAfterAgent] {
 		out = append(out, g.Hooks...)
 	}
 	return out
@@ -149,7 +149,7 @@ func TestHookInstallUninstallGemini(t *testing.T) {
 	if code != 0 || strings.Contains(stderr, "hooksConfig") || !strings.Contains(stdout, "Installed the AfterAgent hook in "+settings) {
 		t.Fatalf("install: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	want := hook.GeminiCommand(exe, "--", "--state-dir="+filepath.Join(dir, "state"), "--budget=stall=1")
+	want := gemini.Command(exe, "--", "--state-dir="+filepath.Join(dir, "state"), "--budget=stall=1")
 	got := geminiInstalled(t, settings)
 	if len(got) != 1 || got[0]["command"] != want || got[0]["name"] != "stopgate" || got[0]["timeout"] != float64(60000) || got[0]["type"] != "command" {
 		t.Errorf("installed %v, want one handler running %q with a 60000 ms timeout", got, want)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/claudecode"
 )
 
 const (
@@ -178,7 +178,7 @@ func TestHookInstallUninstall(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Installed the Stop and SubagentStop hooks in "+settings) {
 		t.Fatalf("install: exit %d, stdout %q", code, stdout)
 	}
-	want := hook.Command(exe, "--", "--state-dir="+filepath.Join(dir, "state"), "--budget=stall=1", "--budget=todos=0", "--style=context")
+	want := claudecode.Command(exe, "--", "--state-dir="+filepath.Join(dir, "state"), "--budget=stall=1", "--budget=todos=0", "--style=context")
 	if got := installedCommands(t, settings); len(got) != 2 || got[0] != want || got[1] != want {
 		t.Errorf("installed %q, want %q twice", got, want)
 	}

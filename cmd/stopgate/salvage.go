@@ -16,12 +16,14 @@ func salvageCommand() *command {
 when it can be recovered, and which kind of tool-calling failure it was.
 
 Input:
-  {"status": 400, "body": "raw error body", "marker": "suggest_followups"}
+  {"status": 400, "body": "raw error body", "marker": "suggest_followups", "no_tools": false}
 
 "body" is the raw body as a JSON string, or the body itself as a JSON value. "marker" is the
 name of the end-of-turn marker tool (default suggest_followups): an answer is salvaged only when
 the rejected call was to the marker, or there was none. A rejected call to a real tool is never
-answered with its intro prose.
+answered with its intro prose, and only prose addressed to the user is delivered: never a tool
+call in any shape, never the model's reasoning. "no_tools": true says the request carried no
+tools; a parse failure then salvages nothing.
 
 Output:
   {"salvaged": true, "content": "...", "followups": ["..."],

@@ -24,7 +24,7 @@ Input:
 
 Output:
   {"stalled": true, "by": "todo|livelock|lexical|model|none", "sentence": "Let me check the tests.",
-   "why": "short reason"}
+   "why": "short reason", "nudge": "the message to hand the agent, when stalled"}
 
 The checks run in order: a livelock exit in the metadata, open items in the message's own
 <todo> block, the built-in lexical classifier, then (with --model) the model classifier. In

@@ -9,7 +9,7 @@ import (
 // SalvageInput is a rejected tool call's error response: the input of `stopgate salvage` and
 // POST /v1/salvage.
 //
-//	{"status": 400, "body": "raw error body", "marker": "suggest_followups"}
+//	{"status": 400, "body": "raw error body", "marker": "suggest_followups", "no_tools": false}
 type SalvageInput struct {
 	// Status is the HTTP status, as a number or a numeric string.
 	Status json.RawMessage `json:"status"`
@@ -17,6 +17,8 @@ type SalvageInput struct {
 	Body json.RawMessage `json:"body"`
 	// Marker names the end-of-turn marker tool; empty means suggest_followups.
 	Marker string `json:"marker"`
+	// NoTools says the request carried no tools: a parse failure then salvages nothing.
+	NoTools bool `json:"no_tools"`
 }
 
 // Salvaged is what [Salvage] recovered. Its JSON always has "followups", so readers need not
@@ -49,5 +51,5 @@ func Salvage(in SalvageInput) (Salvaged, error) {
 	if err != nil {
 		return Salvaged{}, err
 	}
-	return Salvaged{toolcall.Salvage(status, body, &toolcall.SalvageOptions{Marker: in.Marker})}, nil
+	return Salvaged{toolcall.Salvage(status, body, &toolcall.SalvageOptions{Marker: in.Marker, NoTools: in.NoTools})}, nil
 }

@@ -29,6 +29,9 @@ type StallVerdict struct {
 	Why      string `json:"why"`
 	// Todos are the open items of the message's own <todo> block; never nil.
 	Todos []string `json:"todos"`
+	// Nudge is the message to hand the agent when Stalled, the same text `stopgate decide`
+	// continues with; absent otherwise.
+	Nudge string `json:"nudge,omitempty"`
 	// ClassifierReason is the termination reason of a model classifier that said nothing
 	// usable; absent otherwise.
 	ClassifierReason any `json:"classifier_reason,omitempty"`
@@ -41,7 +44,7 @@ func Stall(ctx context.Context, in StallInput, mc *stall.ModelClassifier) (Stall
 		return StallVerdict{}, err
 	}
 	r := stall.IsStalled(ctx, in.Text, stall.Options{Mode: in.Mode, Metadata: in.Metadata, Model: mc})
-	out := StallVerdict{Stalled: r.Stalled, By: string(r.By), Sentence: r.Sentence, Why: r.Why, Todos: r.Todos}
+	out := StallVerdict{Stalled: r.Stalled, By: string(r.By), Sentence: r.Sentence, Why: r.Why, Todos: r.Todos, Nudge: r.Nudge}
 	if out.Todos == nil {
 		out.Todos = []string{}
 	}
