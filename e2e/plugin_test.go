@@ -17,7 +17,7 @@ import (
 	fa "github.com/stopgate/stopgate/e2e/internal/fakeanthropic"
 	fg "github.com/stopgate/stopgate/e2e/internal/fakegemini"
 	fo "github.com/stopgate/stopgate/e2e/internal/fakeopenai"
-	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/harness/codex"
 )
 
 // The scenarios below install stopgate the way each harness's users install things, with the
@@ -198,12 +198,12 @@ func TestCodexPlugin(t *testing.T) {
 // and checks that Codex installed it at this release.
 func installCodexPlugin(t *testing.T, s *codexSession) {
 	t.Helper()
-	codex, root := codexBinary(t), repoRoot(t)
-	runCLI(t, s.project, s.env, codex, "plugin", "marketplace", "add", root)
-	if out := runCLI(t, s.project, s.env, codex, "plugin", "list"); !strings.Contains(out, "stopgate@stopgate") {
+	codexCLI, root := codexBinary(t), repoRoot(t)
+	runCLI(t, s.project, s.env, codexCLI, "plugin", "marketplace", "add", root)
+	if out := runCLI(t, s.project, s.env, codexCLI, "plugin", "list"); !strings.Contains(out, "stopgate@stopgate") {
 		t.Fatalf("codex plugin list does not offer stopgate@stopgate:\n%s", out)
 	}
-	runCLI(t, s.project, s.env, codex, "plugin", "add", "stopgate@stopgate")
+	runCLI(t, s.project, s.env, codexCLI, "plugin", "add", "stopgate@stopgate")
 	manifest := filepath.Join(s.codexHome, "plugins", "cache", "stopgate", "stopgate", stopgate.Version, ".codex-plugin", "plugin.json")
 	var m struct{ Name, Version string }
 	readJSON(t, manifest, &m)
@@ -214,7 +214,7 @@ func installCodexPlugin(t *testing.T, s *codexSession) {
 	// record of a plugin hook is keyed by the plugin and its hash covers the plugin's contents,
 	// so the test asks Codex itself (the app server's hooks/list, what /hooks shows) and writes
 	// the records a review in /hooks writes.
-	var recs []hook.CodexHookTrust
+	var recs []codex.HookTrust
 	for _, h := range codexListHooks(t, s.env, s.project) {
 		if h.PluginID != "stopgate@stopgate" {
 			continue
@@ -222,7 +222,7 @@ func installCodexPlugin(t *testing.T, s *codexSession) {
 		if h.TrustStatus != "untrusted" {
 			t.Errorf("the plugin's %s hook is %q before review, want untrusted", h.EventName, h.TrustStatus)
 		}
-		recs = append(recs, hook.CodexHookTrust{Key: h.Key, Hash: h.CurrentHash})
+		recs = append(recs, codex.HookTrust{Key: h.Key, Hash: h.CurrentHash})
 	}
 	if len(recs) != 2 {
 		t.Fatalf("Codex lists %d hooks of the plugin, want 2 (Stop, SubagentStop)", len(recs))
