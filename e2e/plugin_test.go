@@ -198,12 +198,12 @@ func TestCodexPlugin(t *testing.T) {
 // and checks that Codex installed it at this release.
 func installCodexPlugin(t *testing.T, s *codexSession) {
 	t.Helper()
-	codexCLI, root := codexBinary(t), repoRoot(t)
-	runCLI(t, s.project, s.env, codexCLI, "plugin", "marketplace", "add", root)
-	if out := runCLI(t, s.project, s.env, codexCLI, "plugin", "list"); !strings.Contains(out, "stopgate@stopgate") {
+	cli, root := codexBinary(t), repoRoot(t)
+	runCLI(t, s.project, s.env, cli, "plugin", "marketplace", "add", root)
+	if out := runCLI(t, s.project, s.env, cli, "plugin", "list"); !strings.Contains(out, "stopgate@stopgate") {
 		t.Fatalf("codex plugin list does not offer stopgate@stopgate:\n%s", out)
 	}
-	runCLI(t, s.project, s.env, codexCLI, "plugin", "add", "stopgate@stopgate")
+	runCLI(t, s.project, s.env, cli, "plugin", "add", "stopgate@stopgate")
 	manifest := filepath.Join(s.codexHome, "plugins", "cache", "stopgate", "stopgate", stopgate.Version, ".codex-plugin", "plugin.json")
 	var m struct{ Name, Version string }
 	readJSON(t, manifest, &m)
