@@ -82,6 +82,14 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 	if note != "" {
 		fmt.Fprintf(stderr, "stopgate: %s\n", note)
 	}
+	recorded := out.decision
+	if o.Shadow && answer != nil {
+		// Shadow mode: the would-block is recorded and not carried out, and a nudge not
+		// given is not counted against the budgets.
+		fmt.Fprintf(stderr, "stopgate: shadow mode: would have kept the agent going (%s); letting it stop\n", out.decision.Check)
+		answer, out.statePath = nil, ""
+		recorded.Verdict = stopgate.Shadow
+	}
 	if out.statePath != "" {
 		if err := saveState(out.statePath, out.next); err != nil {
 			if answer != nil {
@@ -98,7 +106,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 		}
 	}
 	if o.Recorder != nil {
-		if err := record(ctx, o.Recorder, out.turn, out.decision); err != nil {
+		if err := record(ctx, o.Recorder, out.turn, recorded); err != nil {
 			fmt.Fprintf(stderr, "stopgate: recording the decision: %v\n", err)
 		}
 	}
@@ -212,6 +220,11 @@ type Options struct {
 	Now func() time.Time
 	// Recorder, if set, is called with each decision.
 	Recorder Recorder
+	// Shadow runs the hook in shadow mode: every decision is made and recorded, and the
+	// agent is always let stop. A decision to keep it going is recorded with the verdict
+	// stopgate.Shadow, its Message the one that would have been handed on, and is not
+	// counted against the nudge budgets.
+	Shadow bool
 }
 
 // failOpen reports err on stderr as the reason the stop proceeds.

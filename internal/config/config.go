@@ -11,6 +11,7 @@
 //	classifier_timeout = "15s"
 //	record = true                # write decisions to the event log
 //	store = "/path/to/stopgate.db"     # or a postgres:// URL
+//	shadow = true                # hooks record would-blocks and never block
 //
 //	[budgets]                    # continuations per check per run
 //	stall = 2
@@ -55,6 +56,9 @@ type File struct {
 	Checks            map[string]bool `toml:"checks"`
 	Record            *bool           `toml:"record"`
 	Store             string          `toml:"store"`
+	// Shadow runs the stop hooks in shadow mode: every decision is made and recorded, a
+	// continuation as a would-block (verdict "shadow"), and the agent is always let stop.
+	Shadow bool `toml:"shadow"`
 }
 
 // DefaultPath returns where the configuration file is looked for when none is named:
