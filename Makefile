@@ -54,9 +54,11 @@ run: build
 	$(BIN)/stopgate audit --record ../shared/data/transcripts > /dev/null
 	$(BIN)/stopgate serve
 
-## load: the service under load on loopback (every decision persisted and counted afterwards).
+## load: the service under load on loopback (every decision persisted and counted afterwards),
+## three rounds of a run without recording and one with, back to back, and their ratio.
+## PostgreSQL: go run ./loadtest -bin bin/stopgate -postgres "$$(scripts/postgres.sh)" -compare 3
 load: build
-	$(GO) run ./loadtest -bin $(BIN)/stopgate -n 20000 -c 32
+	$(GO) run ./loadtest -bin $(BIN)/stopgate -n 20000 -c 32 -compare 3
 
 ## bench: every benchmark once, for a quick look; use benchstat to compare runs.
 bench:

@@ -1,6 +1,8 @@
 package stopgate
 
 import (
+	"time"
+
 	"github.com/stopgate/stopgate/termination"
 )
 
@@ -34,6 +36,7 @@ const (
 	CheckLivelock     Check = "livelock"
 	CheckSubagents    Check = "subagents"
 	CheckProcesses    Check = "processes"
+	CheckClaims       Check = "claims"
 	CheckPendingWake  Check = "pending_wake"
 	CheckTodos        Check = "todos"
 	CheckStall        Check = "stall"
@@ -44,7 +47,7 @@ const (
 // Checks lists the checks in the order they run.
 func Checks() []Check {
 	return []Check{CheckError, CheckStopMetadata, CheckLivelock, CheckSubagents, CheckProcesses,
-		CheckPendingWake, CheckTodos, CheckStall}
+		CheckClaims, CheckPendingWake, CheckTodos, CheckStall}
 }
 
 // Outcome is what one check found.
@@ -92,6 +95,10 @@ type Decision struct {
 	// Reason is why the run ends when the Verdict is Stop, and what a retry remedies when it
 	// is Retry; nil when the run continues.
 	Reason *termination.Reason `json:"reason,omitempty"`
+	// RetryAfter is the delay the provider asked for before a retry (the Reason's, copied
+	// here for a caller that acts on a Retry); zero when it named none. Its JSON form is the
+	// Reason's retry_after_ms.
+	RetryAfter time.Duration `json:"-"`
 	// Trail records every check, in order.
 	Trail []TrailEntry `json:"trail"`
 	// Nudges is the turn's count after this decision, for the harness to pass back next time.

@@ -22,6 +22,9 @@ func retryAdvice(r termination.Reason) (string, bool) {
 		return "", false
 	}
 	p := r.Posture()
+	if p.RetryableAsIs && r.RetryAfter > 0 {
+		return fmt.Sprintf("The run ended on %s, which is usually transient: wait %s (the provider's retry-after), then send the same request again.", r.Category, r.RetryAfter), true
+	}
 	if p.RetryableAsIs {
 		return fmt.Sprintf("The run ended on %s, which is usually transient: send the same request again.", r.Category), true
 	}
@@ -30,6 +33,9 @@ func retryAdvice(r termination.Reason) (string, bool) {
 	}
 	switch p.Remedy {
 	case termination.BackOff:
+		if r.RetryAfter > 0 {
+			return fmt.Sprintf("The run ended on %s: wait %s (the provider's retry-after), then send the same request again.", r.Category, r.RetryAfter), true
+		}
 		return fmt.Sprintf("The run ended on %s: wait (honour any retry-after), then send the same request again.", r.Category), true
 	case termination.ReduceContext:
 		return fmt.Sprintf("The run ended on %s: compact or trim the conversation, then send it again.", r.Category), true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/claims"
 	"github.com/stopgate/stopgate/gate"
 	"github.com/stopgate/stopgate/loopguard"
 	"github.com/stopgate/stopgate/stall"
@@ -24,6 +25,11 @@ const DefaultMaxConsecutive = 3
 // metadata check's, because a long server-tool turn pauses more than once and resuming it is
 // not a retry. It is not a check and does not appear in the trail.
 const BudgetPauseTurn Check = "pause_turn"
+
+// BudgetUnverifiedClaim is the budget of the claims check's second rule, a verification claim
+// that no run after the last edit supports (on only when Config.Claims.RequireEvidence is set),
+// kept apart from the budget of contradicted claims.
+const BudgetUnverifiedClaim Check = "claims_unverified"
 
 // DefaultPauseResumes is how many times a run may resume a paused turn when the configuration
 // sets no cap for [BudgetPauseTurn].
@@ -64,6 +70,9 @@ type Config struct {
 	Classifier *stall.ModelClassifier
 	// LoopGuard holds the loop guard's thresholds; the zero value is its defaults.
 	LoopGuard loopguard.Config
+	// Claims configures the claims check; the zero value blocks only a claim the run's own
+	// results contradict.
+	Claims claims.Config
 }
 
 // Supervisor makes Decisions. It holds only configuration, and is safe for concurrent use.
@@ -75,7 +84,7 @@ type Supervisor struct {
 // New returns a Supervisor with the given configuration.
 func New(cfg Config) *Supervisor {
 	caps := make(map[Check]int)
-	for _, c := range append(Checks(), BudgetPauseTurn) {
+	for _, c := range append(Checks(), BudgetPauseTurn, BudgetUnverifiedClaim) {
 		n, ok := cfg.Caps[c]
 		if !ok {
 			n = DefaultCap(c)
@@ -106,7 +115,7 @@ func (s *Supervisor) Decide(ctx context.Context, t Turn) Decision {
 	d.inRowSpent = t.Nudges.Consecutive >= s.cfg.MaxConsecutive
 
 	steps := []func(context.Context) bool{
-		d.checkError, d.checkStopMetadata, d.checkLivelock, d.checkGates, d.checkPendingWake,
+		d.checkError, d.checkStopMetadata, d.checkLivelock, d.checkGates, d.checkClaims, d.checkPendingWake,
 		d.checkTodos, d.checkStall,
 	}
 	for _, step := range steps {
@@ -201,6 +210,9 @@ func (d *decider) nudgeFrom(c, key Check, v Verdict, msg, why string, r *termina
 	d.dec.Verdict, d.dec.Check, d.dec.Message, d.dec.Reason = v, c, msg, nil
 	if v == Retry {
 		d.dec.Reason = r
+		if r != nil {
+			d.dec.RetryAfter = r.RetryAfter
+		}
 	}
 	return true
 }
@@ -267,7 +279,7 @@ func (d *decider) checkStopMetadata(context.Context) bool {
 	var ok bool
 	switch {
 	case m.FinishReason != "":
-		c, ok = termination.ClassifyStopToken(m.Provider, m.FinishReason)
+		c, ok = termination.ClassifyStop(m.Provider, m.FinishReason)
 	case m.Payload != nil:
 		c, ok = termination.ClassifyStop(m.Provider, m.Payload)
 	}
@@ -456,6 +468,32 @@ func (d *decider) checkTodos(context.Context) bool {
 	}
 	why := fmt.Sprintf("%d open item(s) in %s", len(open), source)
 	return d.nudge(CheckTodos, Continue, stall.TodoNudge(open), why, nil)
+}
+
+// 4b. The final message claims a verification the run's own results contradict.
+func (d *decider) checkClaims(context.Context) bool {
+	if d.off(CheckClaims) {
+		return false
+	}
+	m := d.t.Message
+	if m == nil {
+		d.record(CheckClaims, Unknown, "no final message", nil)
+		return false
+	}
+	v := claims.Check(m.Text, d.t.Steps, d.s.cfg.Claims)
+	if !v.Block {
+		o := Pass
+		if v.Outcome != claims.NoClaim && len(d.t.Steps) == 0 {
+			o = Unknown // a claim, and no steps to read it against
+		}
+		d.record(CheckClaims, o, string(v.Outcome)+": "+v.Why, nil)
+		return false
+	}
+	key := CheckClaims
+	if v.Outcome == claims.Unverified {
+		key = BudgetUnverifiedClaim
+	}
+	return d.nudgeFrom(CheckClaims, key, Continue, v.Message, string(v.Outcome)+": "+v.Why, nil)
 }
 
 // 7. The final message trails off on a promise.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stopgate/stopgate/claims"
 	"github.com/stopgate/stopgate/gate"
 	"github.com/stopgate/stopgate/loopguard"
 	"github.com/stopgate/stopgate/model"
@@ -361,6 +362,46 @@ func TestTurnJSON(t *testing.T) {
 	for _, key := range []string{`"verdict":"continue"`, `"check":"processes"`, `"trail":[`, `"nudges":{`} {
 		if !strings.Contains(string(out), key) {
 			t.Errorf("decision JSON lacks %s: %s", key, out)
+		}
+	}
+}
+
+func TestDecideClaims(t *testing.T) {
+	failing := loopguard.Step{Tool: "Bash", Args: `{"command":"go test ./..."}`, Error: "Exit code 1\n--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/p\t0.01s"}
+	edit := loopguard.Step{Tool: "Edit", Args: `{"file_path":"p.go"}`, Result: "ok"}
+	passing := loopguard.Step{Tool: "Bash", Args: `{"command":"go test ./..."}`, Result: "ok  \texample.com/p\t0.01s"}
+	tests := []struct {
+		name    string
+		text    string
+		steps   []loopguard.Step
+		given   int
+		cfg     Config
+		verdict Verdict
+		check   Check
+	}{
+		{"contradicted", "All tests pass.", []loopguard.Step{edit, failing}, 0, Config{}, Continue, CheckClaims},
+		{"contradicted, budget spent", "All tests pass.", []loopguard.Step{edit, failing}, 1, Config{}, Stop, CheckCompleted},
+		{"reported honestly", "The last run still fails in TestParse; I could not fix it.", []loopguard.Step{edit, failing}, 1, Config{}, Stop, CheckCompleted},
+		{"supported", "All tests pass.", []loopguard.Step{failing, edit, passing}, 0, Config{}, Stop, CheckCompleted},
+		{"hedged", "All tests pass except the flaky TestParse.", []loopguard.Step{edit, failing}, 0, Config{}, Stop, CheckCompleted},
+		{"unverified, rule off", "All tests pass.", []loopguard.Step{edit}, 0, Config{}, Stop, CheckCompleted},
+		{"unverified, rule on", "All tests pass.", []loopguard.Step{edit}, 0, Config{Claims: claims.Config{RequireEvidence: true}}, Continue, CheckClaims},
+		{"docs only", "I rewrote the README.", []loopguard.Step{edit, failing}, 0, Config{}, Stop, CheckCompleted},
+		{"off", "All tests pass.", []loopguard.Step{edit, failing}, 0, Config{Off: map[Check]bool{CheckClaims: true}}, Stop, CheckCompleted},
+	}
+	for _, tt := range tests {
+		turn := Turn{Message: &Message{Text: tt.text}, Steps: tt.steps}
+		turn.Nudges.Given.Spend(CheckClaims)
+		if tt.given == 0 {
+			turn.Nudges.Given = Budget{}
+		}
+		d := New(tt.cfg).Decide(context.Background(), turn)
+		if d.Verdict != tt.verdict || d.Check != tt.check {
+			t.Errorf("%s: %s/%s, want %s/%s; trail %+v", tt.name, d.Verdict, d.Check, tt.verdict, tt.check, d.Trail)
+			continue
+		}
+		if d.Verdict == Continue && tt.check == CheckClaims && !strings.Contains(d.Message, "go test ./...") && !strings.Contains(d.Message, "no tests command") && !strings.Contains(d.Message, "no tests") {
+			t.Errorf("%s: message %q does not name the command", tt.name, d.Message)
 		}
 	}
 }

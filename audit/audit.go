@@ -70,10 +70,13 @@ type Report struct {
 // Counts are what a session, or the total, adds up to.
 type Counts struct {
 	// Turns counts turns; Stops the turns the agent ended itself (each one a stop a stop hook
-	// would have been asked about); Interrupted the turns the user ended.
+	// would have been asked about); Interrupted the turns the user ended; NoStop the turns
+	// that ended on no stop of the agent (a local command no model answered, a turn the file
+	// ends in the middle of; see Turn.NoStop).
 	Turns       int `json:"turns"`
 	Stops       int `json:"stops"`
 	Interrupted int `json:"interrupted"`
+	NoStop      int `json:"no_stop"`
 	// WouldBlock counts the stops stopgate would not have let happen: a continuation, or a
 	// retry of the error the turn ended on. WouldBlockByCheck splits them by the check that
 	// decided.
@@ -123,14 +126,18 @@ type TurnReport struct {
 	// Ending is how the turn ended by the session file's account (see Turn.Ending).
 	Ending       termination.Category `json:"ending"`
 	EndingDetail string               `json:"ending_detail,omitempty"`
-	// Final is the last sentence of the final message, cut at the front to 100 runes.
+	// Final is the last sentence or question of the final message's prose (stall.FinalSentence:
+	// not a closing list item, rule, table row or code block), cut at the front to 100 runes.
 	Final string `json:"final,omitempty"`
 	// Why is what the deciding check found; Sentence, for a stall, the sentence the nudge
 	// quotes back.
 	Why      string `json:"why,omitempty"`
 	Sentence string `json:"sentence,omitempty"`
-	// Decision is the supervisor's; nil for a turn the user interrupted, where no stop hook
-	// is asked.
+	// NoStop says why the turn ended on no stop of the agent (see Turn.NoStop); empty for a
+	// stop.
+	NoStop string `json:"no_stop,omitempty"`
+	// Decision is the supervisor's; nil for a turn the user interrupted, or one that ended on
+	// no stop, where no stop hook is asked.
 	Decision *stopgate.Decision `json:"decision,omitempty"`
 }
 
@@ -391,13 +398,17 @@ func (a *auditor) decide(ctx context.Context, s *Session) *sessionResult {
 			Ending: t.Ending.Category, EndingDetail: t.Ending.Detail,
 		}
 		if m := t.Turn.Message; m != nil {
-			tr.Final = transcript.Excerpt(stall.DanglingSentence(m.Text), transcript.ExcerptRunes, true)
+			tr.Final = transcript.Excerpt(stall.FinalSentence(m.Text), transcript.ExcerptRunes, true)
 		}
 		c.Turns++
 		c.TurnEndings[t.Ending.Category]++
-		if t.Interrupted {
+		switch {
+		case t.Interrupted:
 			c.Interrupted++
-		} else {
+		case t.NoStop != "":
+			tr.NoStop = t.NoStop
+			c.NoStop++
+		default:
 			d := a.o.Supervisor.Decide(ctx, t.Turn)
 			tr.Decision = &d
 			for _, e := range d.Trail {
@@ -448,6 +459,7 @@ func (c *Counts) add(o Counts) {
 	c.Turns += o.Turns
 	c.Stops += o.Stops
 	c.Interrupted += o.Interrupted
+	c.NoStop += o.NoStop
 	c.WouldBlock += o.WouldBlock
 	c.Parked += o.Parked
 	c.Nudges += o.Nudges

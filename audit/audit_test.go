@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/stopgate/stopgate/harness"
-	"github.com/stopgate/stopgate/harness/claudecode"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/claudecode"
+	"github.com/stopgate/stopgate/harness/codex"
 	"github.com/stopgate/stopgate/termination"
 )
 
@@ -64,12 +65,17 @@ func TestTurns(t *testing.T) {
 		{"background", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckProcesses, ""},
 		{"todos", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckTodos, ""},
 		{"loop", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckLivelock, ""},
-		{"api_error", 0, termination.ProviderError, "", stopgate.Retry, stopgate.CheckError, ""},
+		{"claims", 0, termination.Completed, "end_turn", stopgate.Continue, stopgate.CheckClaims, ""},
+		{"api_error", 0, termination.ProviderError, "529", stopgate.Retry, stopgate.CheckError, ""},
 		{"interrupted", 0, termination.Cancelled, "", "", "", ""},
 		{"nudges", 0, termination.Completed, "end_turn", stopgate.Stop, stopgate.CheckCompleted, ""},
 		{"nudges", 1, termination.Completed, "end_turn", stopgate.Stop, stopgate.CheckCompleted, ""},
 		{"nudges", 2, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "Let me tag the release."},
 		{"truncated", 0, termination.OutputTruncated, "max_tokens", stopgate.Continue, stopgate.CheckStopMetadata, ""},
+		{"local_commands", 0, termination.Completed, "end_turn", stopgate.Stop, stopgate.CheckCompleted, ""},
+		{"local_commands", 1, termination.Completed, "", "", "", ""}, // /model
+		{"local_commands", 2, termination.Completed, "", "", "", ""}, // /login, "No response requested."
+		{"local_commands", 3, termination.Completed, "", "", "", ""}, // /exit
 
 		{"demo__demo-1-submitted", 0, termination.Completed, "submitted", stopgate.Stop, stopgate.CheckCompleted, ""},
 		{"demo__demo-2-exit_cost", 0, termination.RecursionLimit, "exit_cost", stopgate.Stop, stopgate.CheckError, ""},
@@ -85,6 +91,7 @@ func TestTurns(t *testing.T) {
 		{"demo__demo-12", 0, termination.RecursionLimit, "LimitsExceeded", stopgate.Stop, stopgate.CheckError, ""},
 		{"demo__demo-13", 0, termination.RateLimited, "RateLimitError", stopgate.Retry, stopgate.CheckError, ""},
 		{"demo__demo-14", 0, termination.Cancelled, "UserInterruption", "", "", ""},
+		{"demo__demo-15", 0, termination.Completed, "Submitted", stopgate.Stop, stopgate.CheckCompleted, ""}, // "I'll submit:" with its tool call
 
 		{"codex-stall", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
 		{"codex-stall", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "I'll add the changelog entry next."},
@@ -92,14 +99,16 @@ func TestTurns(t *testing.T) {
 		{"codex-endings", 0, termination.Cancelled, "interrupted", "", "", ""},
 		{"codex-endings", 1, termination.ContextOverflow, "context_window_exceeded", stopgate.Retry, stopgate.CheckError, ""},
 		{"codex-endings", 2, termination.RecursionLimit, "budget_limited", stopgate.Stop, stopgate.CheckError, ""},
-		{"codex-endings", 3, termination.AuthFailed, "", stopgate.Stop, stopgate.CheckError, ""},
+		{"codex-endings", 3, termination.AuthFailed, "401", stopgate.Stop, stopgate.CheckError, ""},
 		{"codex-endings", 4, termination.StreamCut, "response_stream_disconnected", stopgate.Retry, stopgate.CheckError, ""},
+		{"codex-cut-off", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
+		{"codex-cut-off", 1, termination.Abandoned, "no task_complete", "", "", ""},
 
 		{"gemini-stall", 0, termination.Completed, "", stopgate.Stop, stopgate.CheckCompleted, ""},
 		{"gemini-stall", 1, termination.Completed, "", stopgate.Continue, stopgate.CheckStall, "Let me write the regression test now."},
 		{"gemini-background", 0, termination.Completed, "", stopgate.Continue, stopgate.CheckProcesses, ""},
 		{"gemini-endings", 0, termination.Cancelled, "user_cancelled", "", "", ""},
-		{"gemini-endings", 1, termination.RateLimited, "", stopgate.Retry, stopgate.CheckError, ""},
+		{"gemini-endings", 1, termination.RateLimited, "429", stopgate.Retry, stopgate.CheckError, ""},
 		{"gemini-endings", 2, termination.OutputTruncated, "max_tokens", stopgate.Continue, stopgate.CheckStopMetadata, ""},
 		{"gemini-endings", 3, termination.ToolLoopGuard, "loop_detected", stopgate.Stop, stopgate.CheckError, ""},
 		{"gemini-endings", 4, termination.EmptyResponse, "NO_RESPONSE_TEXT", stopgate.Retry, stopgate.CheckError, ""},
@@ -129,6 +138,50 @@ func TestTurns(t *testing.T) {
 			}
 			if tt.verdict != "" && tt.verdict != stopgate.Stop && tr.Why == "" {
 				t.Error("a would-block turn says no why")
+			}
+		})
+	}
+}
+
+// TestNoStop checks the turns that end on no stop of the agent, by the session files of the
+// shapes real sessions have: Claude Code's local commands (no model answers them, no Stop
+// hook fires) and a Codex rollout cut off mid-turn. They are counted as turns, not as stops,
+// and not decided; a synthetic "No response requested." is not the final message of the turn
+// before it.
+func TestNoStop(t *testing.T) {
+	rep := run(t, nil, handwritten)
+	tests := []struct {
+		session string
+		noStop  []string // per turn
+		final   string   // of turn 0
+	}{
+		{"local_commands", []string{"", claudecode.NoStopLocal, claudecode.NoStopLocal, claudecode.NoStopLocal}, "Renamed --verbose to --debug in cmd/main.go and its help text."},
+		{"codex-cut-off", []string{"", codex.NoStopCutOff}, "Fixed: Parse now returns ErrEmpty on empty input, and the parser tests pass."},
+		{"stall", []string{"", ""}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.session, func(t *testing.T) {
+			s := sessionByLabel(t, rep, tt.session)
+			if len(s.Turns) != len(tt.noStop) {
+				t.Fatalf("%d turns, want %d", len(s.Turns), len(tt.noStop))
+			}
+			want := 0
+			for i, tr := range s.Turns {
+				if tr.NoStop != tt.noStop[i] {
+					t.Errorf("turn %d: no stop %q, want %q", i, tr.NoStop, tt.noStop[i])
+				}
+				if tr.NoStop != "" {
+					want++
+					if tr.Decision != nil {
+						t.Errorf("turn %d: decided %s, though no stop", i, tr.Decision.Verdict)
+					}
+				}
+			}
+			if c := s.Counts; c.NoStop != want || c.Stops != c.Turns-c.Interrupted-want {
+				t.Errorf("counts: %d turns, %d stops, %d interrupted, %d no stop; want %d no stop", c.Turns, c.Stops, c.Interrupted, c.NoStop, want)
+			}
+			if tt.final != "" && s.Turns[0].Final != tt.final {
+				t.Errorf("turn 0 final %q, want %q", s.Turns[0].Final, tt.final)
 			}
 		})
 	}

@@ -39,9 +39,9 @@ func ExampleWriteTable() {
 		fmt.Println(err)
 	}
 	// Output:
-	// SESSION            TURNS  STOPS  BLOCK  STALL  PROCS  SUBS  TODOS  LOOP  TRUNC  ERROR  PARKED  NUDGES  ACTED  AGAIN  RUN ENDED
-	// todos                  1      1      1      0      0     0      1     0      0      0       0       0      0      0  completed
-	// TOTAL (1 session)      1      1      1      0      0     0      1     0      0      0       0       0      0      0  completed 1
+	// SESSION            TURNS  STOPS  BLOCK  STALL  PROCS  SUBS  TODOS  CLAIMS  LOOP  TRUNC  ERROR  PARKED  NUDGES  ACTED  AGAIN  RUN ENDED
+	// todos                  1      1      1      0      0     0      1       0     0      0      0       0       0      0      0  completed
+	// TOTAL (1 session)      1      1      1      0      0     0      1       0     0      0      0       0       0      0      0  completed 1
 	//
 	// Would block (1):
 	//   todos  turn 0  todos  2 open item(s) in the todo list

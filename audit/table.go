@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,16 +39,19 @@ var blockColumns = []struct {
 	{stopgate.CheckProcesses, "PROCS"},
 	{stopgate.CheckSubagents, "SUBS"},
 	{stopgate.CheckTodos, "TODOS"},
+	{stopgate.CheckClaims, "CLAIMS"},
 	{stopgate.CheckLivelock, "LOOP"},
 	{stopgate.CheckStopMetadata, "TRUNC"},
 	{stopgate.CheckError, "ERROR"},
 }
 
-// WriteTable writes the report for people: one row per session (its turns and stops, how the
-// run ended, the stops stopgate would have blocked, by check, the stops parked on pending
-// work, the nudges really given and what followed them), a total row, then the would-block
-// stops one per line with the check and why (for a stall, the sentence), the nudges, the
-// files that could not be read, and an account of the files.
+// WriteTable writes the report for people: one row per session, named so it can be traced
+// to its file (its path under the directory the audited files share; see labels), with its
+// turns and stops, how the run ended, the stops stopgate would have blocked, by check, the
+// stops parked on pending work, the nudges really given and what followed them; a total row;
+// then the would-block stops one per line with the check and why (for a stall, the
+// sentence), the nudges, the files that could not be read or were skipped, and an account of
+// the files.
 func WriteTable(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
 	header := []string{"SESSION", "TURNS", "STOPS", "BLOCK"}
@@ -63,8 +68,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 		cells = append(cells, itoa(c.Parked), itoa(c.Nudges), itoa(c.NudgeOutcomes[Acted]), itoa(c.NudgeOutcomes[StoppedAgain]), ending)
 		rows = append(rows, cells)
 	}
-	for _, s := range rep.Sessions {
-		row(label(s), string(s.Ending), s.Counts)
+	names := labels(rep.Sessions)
+	for i, s := range rep.Sessions {
+		row(names[i], string(s.Ending), s.Counts)
 	}
 	total := fmt.Sprintf("TOTAL (%d sessions)", rep.Total.Sessions)
 	if rep.Total.Sessions == 1 {
@@ -76,14 +82,14 @@ func WriteTable(w io.Writer, rep *Report) error {
 	if rep.Total.Counts.WouldBlock > 0 {
 		fmt.Fprintf(bw, "\nWould block (%d):\n", rep.Total.Counts.WouldBlock)
 		lw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-		for _, s := range rep.Sessions {
+		for i, s := range rep.Sessions {
 			for _, t := range s.Turns {
 				if d := t.Decision; d != nil && d.Verdict != stopgate.Stop {
 					why := t.Why
 					if t.Sentence != "" {
 						why = strconv.Quote(transcript.Excerpt(t.Sentence, 100, true))
 					}
-					fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%s\n", label(s), t.Index, d.Check, transcript.Excerpt(why, 110, false))
+					fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%s\n", names[i], t.Index, d.Check, transcript.Excerpt(why, 110, false))
 				}
 			}
 		}
@@ -94,9 +100,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 	if rep.Total.Counts.Nudges > 0 {
 		fmt.Fprintf(bw, "\nNudges given (%d):\n", rep.Total.Counts.Nudges)
 		lw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-		for _, s := range rep.Sessions {
+		for i, s := range rep.Sessions {
 			for _, n := range s.Nudges {
-				fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%d tool call(s)\t%s\n", label(s), n.Turn, n.Outcome, n.ToolCalls, strconv.Quote(transcript.Excerpt(n.Text, 80, false)))
+				fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%d tool call(s)\t%s\n", names[i], n.Turn, n.Outcome, n.ToolCalls, strconv.Quote(transcript.Excerpt(n.Text, 80, false)))
 			}
 		}
 		if err := lw.Flush(); err != nil {
@@ -125,6 +131,65 @@ func WriteTable(w io.Writer, rep *Report) error {
 	}
 	return nil
 }
+
+// labels names the sessions in the table so that each row can be traced to its file: the
+// file's directory relative to the directory all the sessions' files share, then label's
+// name, every UUID in the directory cut to its first group (a sub-agent's <session>/subagents
+// directory is left out: its label names the session). Sessions whose names would still be
+// the same (two files whose ids share a first group) are named by their whole relative path.
+func labels(ss []SessionReport) []string {
+	root := ""
+	for i, s := range ss {
+		d := filepath.Dir(filepath.Clean(s.Path))
+		if i == 0 {
+			root = d
+			continue
+		}
+		for root != "." && root != string(filepath.Separator) && !within(d, root) {
+			root = filepath.Dir(root)
+		}
+	}
+	rel := func(s SessionReport) string {
+		r, err := filepath.Rel(root, filepath.Clean(s.Path))
+		if err != nil {
+			return s.Path
+		}
+		return filepath.ToSlash(r)
+	}
+	out := make([]string, len(ss))
+	seen := map[string]int{}
+	for i, s := range ss {
+		dir := path.Dir(rel(s))
+		if s.Agent != "" {
+			dir = strings.TrimSuffix(strings.TrimSuffix(dir, "/subagents"), "subagents")
+			dir = strings.TrimSuffix(strings.TrimSuffix(dir, s.Session), "/")
+		}
+		name := label(s)
+		if dir != "." && dir != "" {
+			name = uuidRE.ReplaceAllStringFunc(dir, func(id string) string { return id[:8] }) + "/" + name
+		}
+		out[i] = name
+		seen[name]++
+	}
+	for i, s := range ss {
+		if seen[out[i]] > 1 {
+			out[i] = rel(s)
+			if s.Agent != "" {
+				out[i] += " (" + s.Agent + ")"
+			}
+		}
+	}
+	return out
+}
+
+// within reports whether dir is root or under it.
+func within(dir, root string) bool {
+	r, err := filepath.Rel(root, dir)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// uuidRE matches a UUID.
+var uuidRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 
 // label names a session in the table: its file's name (a long session id in it, the whole
 // name or its end as in a Codex rollout's, cut to 8 characters), with the agent id after a

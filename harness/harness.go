@@ -77,6 +77,11 @@ type Stop struct {
 	// Extra is the harness's own, for its Answer (a payload field the answer echoes); the
 	// driver does not read it.
 	Extra any
+	// Ended, when set, says the run has already ended and why (Claude Code's StopFailure,
+	// fired instead of Stop when a turn ends on an API error): there is nothing to decide, so
+	// the driver records Turn with a Stop verdict carrying this reason, keeps no state, and
+	// writes no answer.
+	Ended *termination.Reason
 }
 
 // StateKey names one per-session state file: a session, and a sub-agent within it ("" for

@@ -70,6 +70,11 @@ type Turn struct {
 	// Interrupted reports that the user ended the turn. No stop hook runs then (Claude
 	// Code's Stop does not fire on an interrupt), so the audit makes no decision for it.
 	Interrupted bool
+	// NoStop, when set, says why the turn ended on no stop of the agent, so that no stop hook
+	// was asked about it and the audit makes no decision for it: a Claude Code local command
+	// that called no model, a Codex turn the rollout ends in the middle of. An interrupted
+	// turn leaves it empty (Interrupted says so).
+	NoStop string
 	// Trigger says what started the turn ("prompt", "task-notification", …); empty when the
 	// file does not say.
 	Trigger string
@@ -125,7 +130,7 @@ func SessionOf(site termination.Site, path, format string, turns []stopgate.Turn
 
 // TurnEnding says how a turn ended from what its Turn holds, in this order: an interrupt is
 // cancelled; an error is what termination.Classify makes of it; a stop token is what
-// termination.ClassifyStopToken makes of it (an unrecognised token is unknown, not
+// termination.ClassifyStop makes of it (an unrecognised token is unknown, not
 // completed); anything else is completed. site is where the stop is decided: the harness's
 // stop hook (Harness.Site), the supervisor's for a harness stopgate has no hook for.
 func TurnEnding(site termination.Site, t stopgate.Turn, interrupted bool) termination.Reason {
@@ -140,7 +145,7 @@ func TurnEnding(site termination.Site, t stopgate.Turn, interrupted bool) termin
 	case t.Error != nil:
 		return termination.New(site, termination.SourceException, termination.Classify(apiError(t.Error)))
 	case t.Message != nil && t.Message.FinishReason != "":
-		if c, ok := termination.ClassifyStopToken(t.Message.Provider, t.Message.FinishReason); ok {
+		if c, ok := termination.ClassifyStop(t.Message.Provider, t.Message.FinishReason); ok {
 			return termination.New(site, termination.SourceMetadata, c)
 		}
 	}

@@ -128,7 +128,21 @@ func (o *Options) decide(ctx context.Context, h harness.Hook, stdin io.Reader) o
 	if st.Skip {
 		return out
 	}
+	if st.Ended != nil {
+		return ended(st, out)
+	}
 	return o.decideWithState(ctx, st.Turn, st.State, st.Active, st.Chain, out)
+}
+
+// ended fills out with the record of a run that has already ended (Stop.Ended): a Stop
+// verdict carrying the reason, no state to save.
+func ended(st *harness.Stop, out outcome) outcome {
+	r := *st.Ended
+	why := "the run ended on an API error: " + string(r.Category)
+	out.turn, out.decided = st.Turn, true
+	out.decision = stopgate.Decision{Verdict: stopgate.Stop, Check: stopgate.CheckError, Reason: &r,
+		Trail: []stopgate.TrailEntry{{Check: stopgate.CheckError, Outcome: stopgate.Ended, Why: why, Reason: &r}}}
+	return out
 }
 
 // decideWithState loads the session's nudge state for t from the file key names, decides,

@@ -7,10 +7,23 @@
 // decision events were persisted and that every decision the server acknowledged as recorded
 // is among them (with -no-record: that none was). It exits 1 when a check fails.
 //
+// With -compare K it runs K rounds of a run without recording and one with, back to back,
+// and reports each round's ratio: what recording costs, measured on the same machine at
+// nearly the same moment (the machine is shared, so absolute figures drift between runs).
+// With -postgres URL the server records in that PostgreSQL database, in a fresh schema it
+// drops afterwards. With -kill-after N it kills the server with SIGKILL once N decisions are
+// answered, mid-batch under load, and checks that every decision acknowledged as recorded
+// survived. The report also gives the CPU time the server and the load generator spent per
+// decision.
+//
 //	go build -o bin/stopgate ./cmd/stopgate
+//	go run ./loadtest -bin bin/stopgate -n 20000 -c 32 -compare 3      # make load
 //	go run ./loadtest -bin bin/stopgate -n 20000 -c 32
 //	go run ./loadtest -bin bin/stopgate -n 20000 -c 32 -group-commit=false
 //	go run ./loadtest -bin bin/stopgate -n 20000 -c 32 -no-record   # the ceiling without the log
+//	go run ./loadtest -bin bin/stopgate -postgres "$(scripts/postgres.sh)" -compare 3
+//	go run ./loadtest -bin bin/stopgate -n 20000 -c 32 -kill-after 10000
+//	go run ./loadtest -bin bin/stopgate -cpu-profile cpu.out -mem-profile mem.out
 //
 // It is bounded: -n and -c are capped, the run ends at -timeout, and it only ever talks to
 // the server it started, on loopback.
@@ -19,6 +32,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -37,6 +51,7 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, to make the schema
 	"github.com/stopgate/stopgate/store"
 )
 
@@ -55,6 +70,10 @@ type config struct {
 	fullSync    bool          // serve --full-sync
 	noRecord    bool          // serve --no-record: the ceiling without the event log
 	dir         string        // where the event log goes; empty means a fresh temporary directory
+	cpuProfile  string        // serve --cpu-profile
+	memProfile  string        // serve --mem-profile
+	postgres    string        // a postgres:// URL: record there, in a fresh schema, instead of SQLite
+	killAfter   int           // SIGKILL the server once this many decisions are answered; 0 never
 }
 
 func main() {
@@ -66,21 +85,85 @@ func main() {
 	flag.BoolVar(&cfg.groupCommit, "group-commit", true, "serve with --group-commit (false: one append per decision)")
 	flag.BoolVar(&cfg.fullSync, "full-sync", false, "serve with --full-sync (an fsync per commit)")
 	flag.BoolVar(&cfg.noRecord, "no-record", false, "serve with --no-record, to measure the ceiling without the event log (then none may be recorded)")
+	flag.StringVar(&cfg.cpuProfile, "cpu-profile", "", "have the server write a CPU profile of the run to `FILE`")
+	flag.StringVar(&cfg.memProfile, "mem-profile", "", "have the server write an allocations profile of the run to `FILE`")
+	flag.StringVar(&cfg.postgres, "postgres", "", "record in the PostgreSQL database this postgres:// `URL` names (in a fresh schema, dropped afterwards) instead of a SQLite file")
+	flag.IntVar(&cfg.killAfter, "kill-after", 0, "SIGKILL the server once `N` decisions are answered, then check that every decision acknowledged as recorded is in the log")
+	rounds := flag.Int("compare", 0, "run `K` rounds of a run without recording and one with, back to back, and report each round's ratio of decisions/s")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "loadtest: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)
 	}
+	if *rounds > 0 && (cfg.killAfter > 0 || cfg.noRecord) {
+		fmt.Fprintln(os.Stderr, "loadtest: -compare runs both modes itself and kills nothing: drop -kill-after and -no-record")
+		os.Exit(2)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
 	defer cancel()
-	rep, err := run(ctx, cfg)
-	if rep != nil {
-		rep.print(os.Stdout)
+	var err error
+	if *rounds > 0 {
+		err = compare(ctx, os.Stdout, cfg, *rounds)
+	} else {
+		var rep *report
+		rep, err = run(ctx, cfg)
+		if rep != nil {
+			rep.print(os.Stdout)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loadtest: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// compare runs rounds pairs of runs, one without recording and one with, back to back so
+// that both see the same machine, and reports each pair's ratio: what recording every
+// decision costs in throughput. It fails when a run fails its checks.
+func compare(ctx context.Context, w io.Writer, cfg config, rounds int) error {
+	type pair struct{ off, on *report }
+	var pairs []pair
+	for i := range rounds {
+		var p pair
+		for _, noRecord := range []bool{true, false} {
+			c := cfg
+			c.noRecord = noRecord
+			rep, err := run(ctx, c)
+			if rep != nil {
+				fmt.Fprintf(w, "round %d of %d: ", i+1, rounds)
+				rep.print(w)
+				fmt.Fprintln(w)
+			}
+			if err != nil {
+				return err
+			}
+			if noRecord {
+				p.off = rep
+			} else {
+				p.on = rep
+			}
+		}
+		pairs = append(pairs, p)
+	}
+	fmt.Fprintf(w, "recorded ÷ unrecorded, %d decisions from %d clients (%s):\n", cfg.n, cfg.c, cfg.storeName())
+	for i, p := range pairs {
+		fmt.Fprintf(w, "  round %d: %.0f ÷ %.0f decisions/s = %.2f; p99 %s recorded, %s unrecorded\n",
+			i+1, p.on.rate(), p.off.rate(), p.on.rate()/p.off.rate(), ms(p.on.p99), ms(p.off.p99))
+	}
+	return nil
+}
+
+func (r *report) rate() float64 { return float64(r.done) / r.elapsed.Seconds() }
+
+// storeName says where the run records.
+func (c config) storeName() string {
+	if c.postgres != "" {
+		return "PostgreSQL"
+	}
+	if c.fullSync {
+		return "SQLite, synchronous=FULL"
+	}
+	return "SQLite, synchronous=NORMAL"
 }
 
 // report is what a run measured.
@@ -91,8 +174,10 @@ type report struct {
 	done                    int
 	p50, p90, p99, max      time.Duration
 	commits, appendedEvents float64
+	serverCPU, clientCPU    time.Duration // user+system time of the server process, and of this one during the load
 	statsDecisions          int64
 	storedDecisions, acked  int
+	killed                  bool // by -kill-after
 }
 
 func (r *report) print(w io.Writer) {
@@ -103,16 +188,21 @@ func (r *report) print(w io.Writer) {
 	case !r.cfg.groupCommit:
 		mode = "one append per decision"
 	}
-	sync := "synchronous=NORMAL"
-	if r.cfg.fullSync {
-		sync = "synchronous=FULL"
-	}
-	fmt.Fprintf(w, "stopgate serve: %s, %s, SQLite %s\n", mode, sync, r.store)
-	rate := float64(r.done) / r.elapsed.Seconds()
-	fmt.Fprintf(w, "%d decisions, %d clients: %.2fs, %.0f decisions/s\n", r.done, r.cfg.c, r.elapsed.Seconds(), rate)
+	fmt.Fprintf(w, "stopgate serve: %s, %s %s\n", mode, r.cfg.storeName(), r.store)
+	fmt.Fprintf(w, "%d decisions, %d clients: %.2fs, %.0f decisions/s\n", r.done, r.cfg.c, r.elapsed.Seconds(), r.rate())
 	fmt.Fprintf(w, "latency: p50 %s  p90 %s  p99 %s  max %s\n", ms(r.p50), ms(r.p90), ms(r.p99), ms(r.max))
 	if r.commits > 0 {
 		fmt.Fprintf(w, "event log: %.0f events in %.0f commits, %.1f events a commit\n", r.appendedEvents, r.commits, r.appendedEvents/r.commits)
+	}
+	if r.serverCPU > 0 && r.done > 0 {
+		fmt.Fprintf(w, "CPU: server %.0f µs a decision (%.2f cores), load generator %.0f µs a decision\n",
+			float64(r.serverCPU.Microseconds())/float64(r.done), r.serverCPU.Seconds()/r.elapsed.Seconds(),
+			float64(r.clientCPU.Microseconds())/float64(r.done))
+	}
+	if r.killed {
+		fmt.Fprintf(w, "killed with SIGKILL after %d answers; verified: the log holds %d decision events, among them all %d acknowledged as recorded\n",
+			r.cfg.killAfter, r.storedDecisions, r.acked)
+		return
 	}
 	fmt.Fprintf(w, "verified: /v1/stats counts %d decisions; the log holds %d decision events; %d acknowledged as recorded\n",
 		r.statsDecisions, r.storedDecisions, r.acked)
@@ -135,7 +225,21 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		dir = d
 	}
 	db := filepath.Join(dir, "events.db")
-	rep := &report{cfg: cfg, store: db}
+	where := db
+	if cfg.postgres != "" {
+		var drop func() error
+		var err error
+		if db, drop, err = freshSchema(ctx, cfg.postgres); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := drop(); err != nil {
+				fmt.Fprintf(os.Stderr, "loadtest: %v\n", err)
+			}
+		}()
+		where = "(a fresh schema)"
+	}
+	rep := &report{cfg: cfg, store: where}
 
 	srv, base, err := startServer(cfg, dir, db)
 	if err != nil {
@@ -143,11 +247,20 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	}
 	defer srv.Process.Kill() // a no-op once it has exited
 
-	ids, lat, elapsed, err := load(ctx, base, cfg)
+	cpu0 := selfCPU()
+	kill := func() {}
+	if cfg.killAfter > 0 {
+		kill = func() { _ = srv.Process.Signal(syscall.SIGKILL) }
+	}
+	ids, lat, elapsed, err := load(ctx, base, cfg, kill)
+	rep.clientCPU = selfCPU() - cpu0
 	rep.elapsed, rep.done = elapsed, len(lat)
 	if len(lat) > 0 {
 		slices.Sort(lat)
 		rep.p50, rep.p90, rep.p99, rep.max = pct(lat, 50), pct(lat, 90), pct(lat, 99), lat[len(lat)-1]
+	}
+	if cfg.killAfter > 0 {
+		return rep, verifyAfterKill(ctx, rep, srv, db, ids, err)
 	}
 	if err != nil {
 		return rep, err
@@ -175,6 +288,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err := srv.Wait(); err != nil {
 		errs = append(errs, fmt.Errorf("stopgate serve after SIGTERM: %w", err))
 	}
+	rep.serverCPU = srv.ProcessState.UserTime() + srv.ProcessState.SystemTime()
 
 	acked := map[string]bool{}
 	for _, id := range ids {
@@ -211,6 +325,15 @@ func startServer(cfg config, dir, db string) (*exec.Cmd, string, error) {
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--store", db, "--log-level", "warn",
 		"--group-commit=" + strconv.FormatBool(cfg.groupCommit), "--full-sync=" + strconv.FormatBool(cfg.fullSync),
 		"--no-record=" + strconv.FormatBool(cfg.noRecord)}
+	for _, p := range []struct{ flag, file string }{{"--cpu-profile", cfg.cpuProfile}, {"--mem-profile", cfg.memProfile}} {
+		if p.file != "" {
+			abs, err := filepath.Abs(p.file)
+			if err != nil {
+				return nil, "", err
+			}
+			args = append(args, p.flag, abs)
+		}
+	}
 	cmd := exec.Command(cfg.bin, args...)
 	// A clean environment: no user configuration, no token.
 	cmd.Env = []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_STATE_HOME=" + dir}
@@ -250,7 +373,10 @@ var turns = []string{
 // load fires cfg.n decisions from cfg.c clients. It returns, per request, the event ID the
 // server acknowledged ("" when it did not say it recorded the decision), the latencies of the
 // requests answered, and the wall time.
-func load(ctx context.Context, base string, cfg config) ([]string, []time.Duration, time.Duration, error) {
+//
+// With cfg.killAfter set, it calls kill once that many decisions are answered; the requests
+// then in flight fail, and load returns the first failure with what was answered before.
+func load(ctx context.Context, base string, cfg config, kill func()) ([]string, []time.Duration, time.Duration, error) {
 	client := &http.Client{Transport: &http.Transport{
 		MaxIdleConns: cfg.c, MaxIdleConnsPerHost: cfg.c, DisableCompression: true,
 	}}
@@ -264,7 +390,7 @@ func load(ctx context.Context, base string, cfg config) ([]string, []time.Durati
 			bodies[c*len(turns)+i] = fmt.Appendf(nil, t, "client-"+strconv.Itoa(c))
 		}
 	}
-	var next atomic.Int64
+	var next, nAnswered atomic.Int64
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
@@ -284,6 +410,9 @@ func load(ctx context.Context, base string, cfg config) ([]string, []time.Durati
 					return
 				}
 				lat[i], ids[i], answered[i] = time.Since(t0), id, true
+				if nAnswered.Add(1) == int64(cfg.killAfter) {
+					kill()
+				}
 			}
 		})
 	}
@@ -299,6 +428,74 @@ func load(ctx context.Context, base string, cfg config) ([]string, []time.Durati
 		firstErr = fmt.Errorf("gave up after %s with %d of %d decisions answered: %w", elapsed.Round(time.Millisecond), len(got), cfg.n, ctx.Err())
 	}
 	return ids, got, elapsed, firstErr
+}
+
+// verifyAfterKill checks a run whose server was killed with SIGKILL under load (loadErr is
+// the load's first failure, the requests the kill cut short): the server died of the signal,
+// the log opens and is sound, and every decision the server acknowledged as recorded before
+// it died is in it.
+func verifyAfterKill(ctx context.Context, rep *report, srv *exec.Cmd, db string, ids []string, loadErr error) error {
+	if rep.done < rep.cfg.killAfter {
+		return fmt.Errorf("only %d decisions were answered, fewer than -kill-after %d: %w", rep.done, rep.cfg.killAfter, loadErr)
+	}
+	rep.killed = true
+	err := srv.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		return fmt.Errorf("the server ended with %v, not by SIGKILL", err)
+	}
+	stored, err := storedDecisions(ctx, db)
+	if err != nil {
+		return fmt.Errorf("the event log after SIGKILL: %w", err)
+	}
+	rep.storedDecisions = len(stored)
+	lost := 0
+	for _, id := range ids {
+		if id != "" {
+			rep.acked++
+			if !stored[id] {
+				lost++
+			}
+		}
+	}
+	if rep.acked == 0 {
+		return errors.New("no decision was acknowledged as recorded before the kill")
+	}
+	if lost > 0 {
+		return fmt.Errorf("%d of %d decisions acknowledged as recorded are not in the event log after SIGKILL", lost, rep.acked)
+	}
+	return nil
+}
+
+// freshSchema makes a new schema in the PostgreSQL database dsn names and returns the URL
+// that records into it, and the function that drops it.
+func freshSchema(ctx context.Context, dsn string) (string, func() error, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", nil, fmt.Errorf("-postgres %q: want a postgres:// URL", dsn)
+	}
+	if h := u.Hostname(); h != "127.0.0.1" && h != "localhost" && h != "::1" {
+		return "", nil, fmt.Errorf("-postgres: the load test talks to loopback only, not %q", h)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return "", nil, err
+	}
+	schema := "stopgate_load_" + strings.ToLower(store.NewID())
+	if _, err := db.ExecContext(ctx, `CREATE SCHEMA "`+schema+`"`); err != nil {
+		_ = db.Close()
+		return "", nil, fmt.Errorf("create schema: %w", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), func() error {
+		defer db.Close()
+		if _, err := db.Exec(`DROP SCHEMA "` + schema + `" CASCADE`); err != nil {
+			return fmt.Errorf("drop schema %s: %w", schema, err)
+		}
+		return nil
+	}, nil
 }
 
 // decide makes one decision and returns its event ID, "" when the server says it was not
@@ -405,4 +602,13 @@ func storedDecisions(ctx context.Context, db string) (map[string]bool, error) {
 func pct(sorted []time.Duration, p int) time.Duration {
 	i := (len(sorted)*p + 99) / 100
 	return sorted[max(i-1, 0)]
+}
+
+// selfCPU returns the user and system time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,10 +14,7 @@ import (
 // the run verifies: every decision answered, acknowledged and persisted exactly once. It
 // asserts nothing about speed.
 func TestRun(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "stopgate")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/stopgate").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildStopgate(t)
 	for _, tt := range []struct{ groupCommit, noRecord bool }{{true, false}, {false, false}, {true, true}} {
 		cfg := config{bin: bin, n: 300, c: 8, timeout: time.Minute, groupCommit: tt.groupCommit, noRecord: tt.noRecord, dir: t.TempDir()}
 		ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
@@ -43,6 +41,53 @@ func TestRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRunKilled kills the server with SIGKILL under load, mid-batch, and checks that every
+// decision acknowledged as recorded before the kill is in the log afterwards.
+func TestRunKilled(t *testing.T) {
+	bin := buildStopgate(t)
+	cfg := config{bin: bin, n: 2000, c: 16, timeout: time.Minute, groupCommit: true, killAfter: 300, dir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+	defer cancel()
+	rep, err := run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.killed || rep.acked < cfg.killAfter || rep.storedDecisions < rep.acked {
+		t.Errorf("%+v", rep)
+	}
+}
+
+// TestRunPostgres runs a small load recorded in PostgreSQL, when STOPGATE_TEST_POSTGRES names
+// a server (scripts/postgres.sh starts one), and the comparison of recorded and unrecorded.
+func TestRunPostgres(t *testing.T) {
+	dsn := os.Getenv("STOPGATE_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("STOPGATE_TEST_POSTGRES is not set: export STOPGATE_TEST_POSTGRES=\"$(scripts/postgres.sh)\"")
+	}
+	bin := buildStopgate(t)
+	cfg := config{bin: bin, n: 200, c: 8, timeout: time.Minute, groupCommit: true, postgres: dsn}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.timeout)
+	defer cancel()
+	var out strings.Builder
+	if err := compare(ctx, &out, cfg, 1); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{"PostgreSQL", "recorded ÷ unrecorded", "round 1: ", "verified: /v1/stats counts 200 decisions"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func buildStopgate(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "stopgate")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/stopgate").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
 
 func TestRunBounds(t *testing.T) {

@@ -278,7 +278,7 @@ func TestProviderErrors(t *testing.T) {
 			message: "Failed to call a function. Please adjust your prompt."},
 		{name: "ollama 404 model not found", spec: "ollama:x",
 			reply:    reply{status: 404, body: fixture(t, "ollama/model-not-found-404.json")},
-			category: termination.Unknown, status: 404, message: "model 'x' not found"},
+			category: termination.InvalidRequest, status: 404, message: "model 'x' not found"},
 		{name: "gemini 429 quota", spec: "gemini:gemini-2.5-flash",
 			reply:    reply{status: 429, body: fixture(t, "gemini/quota-429.json")},
 			category: termination.RateLimited, status: 429, message: "You exceeded your current quota"},

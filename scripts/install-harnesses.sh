@@ -38,6 +38,8 @@ mkdir -p "$prefix"
 install @anthropic-ai/claude-code 2.1.332
 install @google/gemini-cli 0.61.0
 install @openai/codex 0.169.0
+install @github/copilot 1.0.102
+install opencode-ai 1.18.33
 
 "$prefix/node_modules/.bin/claude" --version >&2
 echo "$prefix/node_modules/.bin"

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stopgate/stopgate"
@@ -64,6 +65,17 @@ func (s *Server) salvage(_ context.Context, in wire.SalvageInput) (wire.Salvaged
 // the answer is written. A decision the log could not take is still answered; the
 // Stopgate-Recorded header says so.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
+	// Announce the decision to the group commit, which waits a moment for decisions on their
+	// way; the announcement is withdrawn when its events are queued, or when it fails first.
+	announced := s.rec != nil
+	if announced {
+		s.rec.announce()
+		defer func() {
+			if announced {
+				s.rec.withdraw()
+			}
+		}()
+	}
 	var t stopgate.Turn
 	if err := s.decode(w, r, &t); err != nil {
 		return err
@@ -76,22 +88,43 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	if d.Verdict == stopgate.Stop && d.Reason != nil {
 		s.metrics.terminated.inc(string(d.Reason.Category))
 	}
+	// The answer is encoded once: the decision event's payload is the same JSON.
+	buf := getBuffer()
+	if err := encodeDecision(buf, d); err != nil {
+		putBuffer(buf)
+		return fmt.Errorf("encode answer: %w", err)
+	}
+	answer := buf.Bytes()
 	if s.rec == nil {
 		w.Header().Set(HeaderRecorded, RecordedOff)
 	} else {
-		s.record(w.Header(), t, d)
+		announced = false
+		if !s.record(r.Context(), w.Header(), t, d, answer[:len(answer)-1]) {
+			// The writer may still hold the payload, which is the buffer's: leave it to
+			// the garbage collector.
+			buf = nil
+		}
 	}
-	return writeJSON(w, http.StatusOK, d)
+	err := writeBytes(w, http.StatusOK, answer)
+	if buf != nil {
+		putBuffer(buf)
+	}
+	return err
 }
 
-// record appends decision d's events and says in h whether it did. The events' time is the
-// turn's now, as the command line records it, or the server's clock when the turn has none.
-func (s *Server) record(h http.Header, t stopgate.Turn, d stopgate.Decision) {
+// record appends decision d's events, with payload (d's JSON) as the decision event's, and
+// says in h whether it did. The events' time is the turn's now, as the command line records
+// it, or the server's clock when the turn has none. It waits for the log at most as long as
+// ctx allows and Options.RecordTimeout: a decision the log could not take in time is
+// answered as not recorded. It withdraws the decision's announcement to the recorder, and
+// reports whether the recorder is done with the events (false when it gave up waiting for
+// them while the writer may still hold them).
+func (s *Server) record(ctx context.Context, h http.Header, t stopgate.Turn, d stopgate.Decision, payload []byte) (released bool) {
 	at := t.Now
 	if at.IsZero() {
 		at = s.now()
 	}
-	events, err := store.DecisionEvents(t, d, at)
+	events, err := store.DecisionEventsJSON(t, d, payload, at)
 	if err == nil {
 		var obs store.Event
 		var ok bool
@@ -99,14 +132,21 @@ func (s *Server) record(h http.Header, t stopgate.Turn, d stopgate.Decision) {
 			events = append(events, obs)
 		}
 	}
+	released = true
 	if err == nil {
-		err = s.rec.record(events)
+		ctx, cancel := context.WithTimeoutCause(ctx, s.recordTimeout, errRecordTimeout)
+		s.rec.withdraw()
+		err = s.rec.record(ctx, events)
+		released = ctx.Err() == nil
+		cancel()
+	} else {
+		s.rec.withdraw()
 	}
 	switch {
 	case err == nil:
 		h.Set(HeaderRecorded, RecordedYes)
 		h.Set(HeaderEventID, events[0].ID)
-		return
+		return released
 	case errors.Is(err, store.ErrInvalidEvent):
 		// The turn itself cannot be stored (a NUL byte in its session, say): not the store's
 		// fault, and not a reason to withhold the decision.
@@ -116,7 +156,11 @@ func (s *Server) record(h http.Header, t stopgate.Turn, d stopgate.Decision) {
 	}
 	s.metrics.unrecorded.Add(1)
 	h.Set(HeaderRecorded, RecordedFailed)
+	return released
 }
+
+// errRecordTimeout is the cause of a record that outlasted Options.RecordTimeout.
+var errRecordTimeout = errors.New("the event log took longer than the record timeout")
 
 // DefaultEventsLimit is how many events GET /v1/events returns when the request sets no limit;
 // MaxEventsLimit is the most it returns at once.
@@ -223,26 +267,49 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 
 // writeJSON writes v as the JSON answer, HTML characters unescaped as the CLI writes them.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
-	b, err := marshal(v)
-	if err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := encodeLine(buf, v); err != nil {
 		return fmt.Errorf("encode answer: %w", err)
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	return writeBytes(w, status, buf.Bytes())
+}
+
+// writeBytes writes b, one line of JSON, as the answer.
+func writeBytes(w http.ResponseWriter, status int, b []byte) error {
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(status)
-	_, err = w.Write(b)
+	_, err := w.Write(b)
 	return err
 }
 
-// marshal encodes v as one line of JSON, as the CLI writes it.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// contentTypeJSON is the Content-Type header of every JSON answer, shared (handlers never
+// change a header's values in place).
+var contentTypeJSON = []string{"application/json"}
+
+// encodeLine appends v to buf as one line of JSON, as the CLI writes it.
+func encodeLine(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+	return enc.Encode(v)
+}
+
+// The answers' buffers are reused; one that grew past maxPooledBuffer (a large event list)
+// is left to the garbage collector rather than kept.
+const maxPooledBuffer = 64 << 10
+
+var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer { return bufferPool.Get().(*bytes.Buffer) }
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > maxPooledBuffer {
+		return
 	}
-	return buf.Bytes(), nil
+	b.Reset()
+	bufferPool.Put(b)
 }
 
 // The query parameters of GET /v1/events and GET /v1/stats.

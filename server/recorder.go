@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stopgate/stopgate/store"
@@ -21,21 +23,18 @@ var errRecorderClosed = errors.New("the event writer is closed")
 // recorder appends the events of one decision to the event log and returns once they are
 // durable, or with the reason they are not.
 type recorder interface {
-	// record validates events and appends them; the error wraps store.ErrInvalidEvent when
-	// they cannot be stored at all.
-	record(events []store.Event) error
+	// announce says a decision is being made that will be recorded soon, so that the group
+	// commit may wait a moment for it; withdraw takes the announcement back, which record
+	// does itself as it takes the events.
+	announce()
+	withdraw()
+	// record appends events (the store validates them: the error wraps
+	// store.ErrInvalidEvent when they cannot be stored at all). It returns when they are
+	// durable, when appending failed, or when ctx ends, whichever comes first: a slow store
+	// never holds the request longer than ctx allows.
+	record(ctx context.Context, events []store.Event) error
 	// close stops the recorder after what is queued is appended.
 	close()
-}
-
-// validate returns the first reason events cannot be stored.
-func validate(events []store.Event) error {
-	for _, e := range events {
-		if err := e.Validate(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // appendEvents appends events in one Store.Append and counts it.
@@ -56,29 +55,59 @@ func appendEvents(st store.Store, m *metrics, events []store.Event) error {
 type directRecorder struct {
 	st store.Store
 	m  *metrics
+
+	mu     sync.RWMutex // held for reading while starting an append, for writing by close
+	closed bool
+	wg     sync.WaitGroup // the appends under way
 }
 
-func (d *directRecorder) close() {}
+// close stops recording and waits for the appends under way, those whose decisions stopped
+// waiting for them included.
+func (d *directRecorder) close() {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.wg.Wait()
+}
 
-func (d *directRecorder) record(events []store.Event) error {
-	if err := validate(events); err != nil {
-		return err
+func (d *directRecorder) announce() {}
+func (d *directRecorder) withdraw() {}
+
+// record appends in a goroutine of its own, so that ctx bounds the wait even for a store
+// whose Append does not heed it.
+func (d *directRecorder) record(ctx context.Context, events []store.Event) error {
+	done := make(chan error, 1)
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return errRecorderClosed
 	}
-	return appendEvents(d.st, d.m, events)
+	d.wg.Go(func() { done <- appendEvents(d.st, d.m, events) })
+	d.mu.RUnlock()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the event log: %w", context.Cause(ctx))
+	}
 }
 
 // Group commit. Each decision's events are queued; one goroutine, the writer, takes everything
 // queued, appends it in a single Store.Append (one transaction), and only then answers every
-// decision in the batch, so no decision is acknowledged before its events are durable. While
-// a commit runs, the next batch queues up: under load a commit carries many decisions and
-// the store's per-commit cost (for SQLite, writing the touched index pages to the log, and
-// with FullSync an fsync) is shared; under no load a batch is one decision, and nothing ever
-// waits on a timer.
+// decision in the batch, so no decision is acknowledged before its events are durable. The
+// store's cost per commit (for SQLite, writing every touched page of the table and its five
+// indexes to the log; for PostgreSQL, a round trip and a WAL flush) is shared by the batch,
+// so the writer gathers what it can: what is queued, and, while other decisions are still
+// being decided (announced but not yet queued), what arrives within groupWait more. Under no
+// load nothing is being decided besides the one decision queued, and it is committed at once.
 const (
 	// queueLen bounds the decisions waiting for the writer; beyond it, handlers wait to queue.
 	queueLen = 4096
 	// maxBatchEvents bounds the events one commit carries.
 	maxBatchEvents = 1024
+	// groupWait bounds how long the writer waits for announced decisions before it commits
+	// what it has. It is a small share of the latency a commit adds anyway.
+	groupWait = time.Millisecond
 )
 
 // pending is one decision's events waiting for the writer.
@@ -91,9 +120,12 @@ var pendingPool = sync.Pool{New: func() any { return &pending{done: make(chan er
 
 // groupRecorder commits the events of concurrent decisions together.
 type groupRecorder struct {
-	st  store.Store
-	m   *metrics
-	log *slog.Logger
+	st   store.Store
+	m    *metrics
+	log  *slog.Logger
+	wait time.Duration // groupWait; zero in tests that want no waiting
+
+	coming atomic.Int64 // decisions announced and not yet queued
 
 	mu     sync.RWMutex // held for reading while queueing, for writing by close
 	closed bool
@@ -101,16 +133,30 @@ type groupRecorder struct {
 	done   chan struct{}
 }
 
-func newGroupRecorder(st store.Store, m *metrics, log *slog.Logger) *groupRecorder {
-	g := &groupRecorder{st: st, m: m, log: log, queue: make(chan *pending, queueLen), done: make(chan struct{})}
-	go g.run()
+// newGroupRecorder starts a group commit with writers writers (at least one): each takes
+// the next batch from the queue, so that as many commits run at once. One suits SQLite,
+// whose writes take turns anyway; a server database commits several at once, each waiting on
+// its round trip and WAL flush while the others gather.
+func newGroupRecorder(st store.Store, m *metrics, log *slog.Logger, writers int) *groupRecorder {
+	g := &groupRecorder{st: st, m: m, log: log, wait: groupWait, queue: make(chan *pending, queueLen), done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for range max(writers, 1) {
+		wg.Go(g.run)
+	}
+	go func() {
+		wg.Wait()
+		close(g.done)
+	}()
 	return g
 }
 
-func (g *groupRecorder) record(events []store.Event) error {
-	if err := validate(events); err != nil {
-		return err
-	}
+func (g *groupRecorder) announce() { g.coming.Add(1) }
+func (g *groupRecorder) withdraw() { g.coming.Add(-1) }
+
+// record queues events for the writer and waits for their commit. When ctx ends first, it
+// returns at once; the writer still commits the events, and the pending entry, which it may
+// still hold, is left to the garbage collector rather than reused.
+func (g *groupRecorder) record(ctx context.Context, events []store.Event) error {
 	p := pendingPool.Get().(*pending)
 	p.events = events
 	g.mu.RLock()
@@ -119,12 +165,23 @@ func (g *groupRecorder) record(events []store.Event) error {
 		pendingPool.Put(p)
 		return errRecorderClosed
 	}
-	g.queue <- p
+	select {
+	case g.queue <- p:
+	case <-ctx.Done():
+		g.mu.RUnlock()
+		p.events = nil
+		pendingPool.Put(p)
+		return fmt.Errorf("waiting to queue for the event log: %w", context.Cause(ctx))
+	}
 	g.mu.RUnlock()
-	err := <-p.done
-	p.events = nil
-	pendingPool.Put(p)
-	return err
+	select {
+	case err := <-p.done:
+		p.events = nil
+		pendingPool.Put(p)
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the event log: %w", context.Cause(ctx))
+	}
 }
 
 // close stops queueing, waits for the writer to commit what was queued, and returns.
@@ -138,14 +195,17 @@ func (g *groupRecorder) close() {
 	<-g.done
 }
 
-// run is the writer: it commits batches until the queue is closed and drained.
+// run is a writer: it commits batches until the queue is closed and drained.
 func (g *groupRecorder) run() {
-	defer close(g.done)
 	var batch []*pending
 	var events []store.Event
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	lastBatch := 0 // decisions in the last commit
 	for p := range g.queue {
 		batch = append(batch[:0], p)
 		n := len(p.events)
+		waiting := false
 	fill:
 		for n < maxBatchEvents {
 			select {
@@ -155,15 +215,40 @@ func (g *groupRecorder) run() {
 				}
 				batch = append(batch, q)
 				n += len(q.events)
+				continue
 			default:
+			}
+			// Nothing more is queued. Under load, wait a little for more: while decisions
+			// are being made, or when the last commit carried several (the clients whose
+			// decisions it answered are likely to send the next ones at once).
+			if g.wait <= 0 || (g.coming.Load() <= 0 && lastBatch < 2) {
+				break
+			}
+			if !waiting {
+				timer.Reset(g.wait)
+				waiting = true
+			}
+			select {
+			case q, ok := <-g.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, q)
+				n += len(q.events)
+			case <-timer.C:
+				waiting = false
 				break fill
 			}
+		}
+		if waiting {
+			timer.Stop()
 		}
 		events = events[:0]
 		for _, q := range batch {
 			events = append(events, q.events...)
 		}
 		g.commit(batch, events)
+		lastBatch = len(batch)
 		clear(batch) // let the pool have the entries without this slice pinning them
 		clear(events)
 	}

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"net/http"
 	"testing"
 	"time"
 
@@ -26,11 +28,11 @@ func decisionEvents(t testing.TB, session string) []store.Event {
 func TestGroupCommitIsolatesFailure(t *testing.T) {
 	st := openStore(t)
 	m := newMetrics()
-	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler))
+	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler), 1)
 	defer g.close()
 
 	stored := decisionEvents(t, "first")
-	if err := g.record(stored); err != nil {
+	if err := g.record(t.Context(), stored); err != nil {
 		t.Fatal(err)
 	}
 	good1, dup, good2 := decisionEvents(t, "a"), decisionEvents(t, "dup"), decisionEvents(t, "b")
@@ -60,7 +62,7 @@ func TestGroupCommitIsolatesFailure(t *testing.T) {
 func TestGroupCommitStoreDown(t *testing.T) {
 	st := openStore(t)
 	m := newMetrics()
-	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler))
+	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler), 1)
 	defer g.close()
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
@@ -82,14 +84,133 @@ func TestGroupCommitStoreDown(t *testing.T) {
 
 func TestGroupRecorderClose(t *testing.T) {
 	st := openStore(t)
-	g := newGroupRecorder(st, newMetrics(), slog.New(slog.DiscardHandler))
+	g := newGroupRecorder(st, newMetrics(), slog.New(slog.DiscardHandler), 1)
 	evs := decisionEvents(t, "s")
-	if err := g.record(evs); err != nil {
+	if err := g.record(t.Context(), evs); err != nil {
 		t.Fatal(err)
 	}
 	g.close()
 	g.close() // twice is fine
-	if err := g.record(decisionEvents(t, "late")); !errors.Is(err, errRecorderClosed) {
+	if err := g.record(t.Context(), decisionEvents(t, "late")); !errors.Is(err, errRecorderClosed) {
+		t.Errorf("record after close: %v", err)
+	}
+	assertStored(t, st, map[string]bool{evs[0].ID: true}, 1)
+}
+
+// stuckStore is a store whose Append blocks until release is closed, a log slower than any
+// request's deadline; it then appends to the store it wraps.
+type stuckStore struct {
+	store.Store
+	entered chan struct{} // receives once per Append that has begun
+	release chan struct{}
+}
+
+func (s *stuckStore) Append(ctx context.Context, events ...store.Event) error {
+	s.entered <- struct{}{}
+	<-s.release
+	return s.Store.Append(ctx, events...)
+}
+
+// TestSlowStoreDoesNotHoldTheDecision: with a store that does not answer, a decision is
+// answered once RecordTimeout passes, marked not recorded, while the store is still stuck;
+// the events are appended when it comes back.
+func TestSlowStoreDoesNotHoldTheDecision(t *testing.T) {
+	for _, each := range []bool{false, true} {
+		name := "group commit"
+		if each {
+			name = "append each"
+		}
+		t.Run(name, func(t *testing.T) {
+			inner := openStore(t)
+			st := &stuckStore{Store: inner, entered: make(chan struct{}, 16), release: make(chan struct{})}
+			s, ts := start(t, Options{Store: st, AppendEach: each, RecordTimeout: 50 * time.Millisecond})
+			done := make(chan *http.Response, 1)
+			go func() {
+				resp, _ := do(t, "POST", ts.URL+"/v1/decide", `{"session":"slow","message":{"text":"All done."}}`, nil)
+				done <- resp
+			}()
+			<-st.entered // the append has begun and is stuck
+			var resp *http.Response
+			select {
+			case resp = <-done:
+			case <-time.After(30 * time.Second):
+				close(st.release)
+				t.Fatal("the decision was held by the stuck store")
+			}
+			select {
+			case <-st.entered:
+				t.Error("a second append began")
+			default:
+			}
+			if resp.StatusCode != http.StatusOK || resp.Header.Get(HeaderRecorded) != RecordedFailed || resp.Header.Get(HeaderEventID) != "" {
+				t.Errorf("answer: %d, %s %q, want 200 and %s", resp.StatusCode, HeaderRecorded, resp.Header.Get(HeaderRecorded), RecordedFailed)
+			}
+			if n := s.metrics.unrecorded.Load(); n != 1 {
+				t.Errorf("%d unrecorded decisions counted, want 1", n)
+			}
+			close(st.release)
+			ts.Close()
+			_ = s.Close() // waits for the writer, which appends once released
+			got, err := inner.Query(t.Context(), store.Filter{Kind: store.KindDecision})
+			if err != nil || len(got) != 1 || got[0].Session != "slow" {
+				t.Errorf("after the store came back: %v, %+v", err, got)
+			}
+		})
+	}
+}
+
+// TestGroupCommitWaitsForAnnouncedDecisions: the writer holds a commit for a decision
+// announced and on its way, and commits a lone decision at once. The wait is an hour here, so
+// that waiting where it should not hangs the test, and not waiting where it should splits the
+// batch.
+func TestGroupCommitWaitsForAnnouncedDecisions(t *testing.T) {
+	st := openStore(t)
+	m := newMetrics()
+	g := newGroupRecorder(st, m, slog.New(slog.DiscardHandler), 1)
+	g.wait = time.Hour
+	defer g.close()
+
+	lone := decisionEvents(t, "lone")
+	g.announce()
+	g.withdraw()
+	if err := g.record(t.Context(), lone); err != nil { // nothing else announced: no wait
+		t.Fatal(err)
+	}
+
+	a, b := decisionEvents(t, "a"), decisionEvents(t, "b")
+	g.announce()
+	g.announce()
+	errA := make(chan error, 1)
+	go func() {
+		g.withdraw()
+		errA <- g.record(t.Context(), a)
+	}()
+	// Give the writer time to take a and find b announced; b then joins the same commit.
+	time.Sleep(20 * time.Millisecond)
+	g.withdraw()
+	if err := g.record(t.Context(), b); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errA; err != nil {
+		t.Fatal(err)
+	}
+	if n := m.appends.Load(); n != 2 {
+		t.Errorf("%d commits, want 2: the lone decision, then a and b together", n)
+	}
+	assertStored(t, st, map[string]bool{lone[0].ID: true, a[0].ID: true, b[0].ID: true}, 3)
+}
+
+// TestDirectRecorderClose: close waits for the appends under way, and a decision recorded
+// afterwards is refused rather than appended to a store about to close.
+func TestDirectRecorderClose(t *testing.T) {
+	st := openStore(t)
+	d := &directRecorder{st: st, m: newMetrics()}
+	evs := decisionEvents(t, "s")
+	if err := d.record(t.Context(), evs); err != nil {
+		t.Fatal(err)
+	}
+	d.close()
+	if err := d.record(t.Context(), decisionEvents(t, "late")); !errors.Is(err, errRecorderClosed) {
 		t.Errorf("record after close: %v", err)
 	}
 	assertStored(t, st, map[string]bool{evs[0].ID: true}, 1)

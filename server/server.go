@@ -24,12 +24,14 @@
 //
 // A decision's events are appended to the event log before the decision is answered, so a
 // decision the client has seen is durable. They are dated by the turn's "now", as `stopgate
-// decide` dates them, or by the server's clock when the turn has none. Concurrent decisions are committed together (group
-// commit): one writer appends whatever is queued in one transaction and then answers each of
-// them. When the log fails, the decision is still answered, because withholding it would stop
-// the harness for a bookkeeping fault: the failure is logged, counted in
-// stopgate_decisions_unrecorded_total and stopgate_store_errors_total, and the answer's
-// Stopgate-Recorded header says "false" instead of "true".
+// decide` dates them, or by the server's clock when the turn has none. Concurrent decisions are
+// committed together (group commit): one writer appends whatever is queued in one transaction
+// and then answers each of them; under load it waits up to a millisecond for the decisions
+// still being made, so that a commit carries more of them. When the log fails, or takes
+// longer than Options.RecordTimeout, the decision is still answered, because withholding it
+// would stop the harness for a bookkeeping fault: the failure is logged, counted in
+// stopgate_decisions_unrecorded_total (and stopgate_store_errors_total when an append
+// failed), and the answer's Stopgate-Recorded header says "false" instead of "true".
 //
 // # Security
 //
@@ -64,6 +66,10 @@ import (
 // DefaultMaxBodyBytes is the largest request body the server reads when Options.MaxBodyBytes
 // is zero: 1 MiB.
 const DefaultMaxBodyBytes = 1 << 20
+
+// DefaultRecordTimeout is how long a decision waits for the event log when
+// Options.RecordTimeout is zero.
+const DefaultRecordTimeout = 5 * time.Second
 
 // DefaultShutdownTimeout is how long Serve waits for requests in flight to finish when
 // Options.ShutdownTimeout is zero.
@@ -110,6 +116,15 @@ type Options struct {
 	// decision, instead of committing concurrent decisions together. Group commit is faster
 	// on every store measured; this is for comparison.
 	AppendEach bool
+	// RecordTimeout bounds how long a decision waits for the event log before it is answered
+	// anyway, with Stopgate-Recorded: false; zero means DefaultRecordTimeout. The request's
+	// own context (a client that goes away) bounds the wait too. The events are still
+	// appended when the store comes back in time for the append's own timeout.
+	RecordTimeout time.Duration
+	// Writers is how many group commits may run at once; zero means one, which suits SQLite
+	// (its writes take turns anyway). A PostgreSQL log gains from a few: each commit waits
+	// on a round trip and a WAL flush, during which the others gather and commit.
+	Writers int
 
 	// Token, when set, must accompany every request but GET /healthz, as a bearer token. It is
 	// required for a listener that is not on a loopback address.
@@ -141,6 +156,8 @@ type Server struct {
 	maxBody int64
 	now     func() time.Time
 
+	recordTimeout time.Duration
+
 	// onShutdown, when set, is called as graceful shutdown begins (a test hook).
 	onShutdown func()
 }
@@ -149,6 +166,12 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes < 0 {
 		return nil, fmt.Errorf("server: MaxBodyBytes %d is negative", opts.MaxBodyBytes)
+	}
+	if opts.Writers < 0 {
+		return nil, fmt.Errorf("server: Writers %d is negative", opts.Writers)
+	}
+	if opts.RecordTimeout < 0 {
+		return nil, fmt.Errorf("server: RecordTimeout %s is negative", opts.RecordTimeout)
 	}
 	if opts.ShutdownTimeout < 0 {
 		return nil, fmt.Errorf("server: ShutdownTimeout %s is negative", opts.ShutdownTimeout)
@@ -175,11 +198,15 @@ func New(opts Options) (*Server, error) {
 	if s.maxBody == 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
+	s.recordTimeout = opts.RecordTimeout
+	if s.recordTimeout == 0 {
+		s.recordTimeout = DefaultRecordTimeout
+	}
 	if opts.Store != nil && !opts.NoRecord {
 		if opts.AppendEach {
 			s.rec = &directRecorder{st: opts.Store, m: s.metrics}
 		} else {
-			s.rec = newGroupRecorder(opts.Store, s.metrics, s.log)
+			s.rec = newGroupRecorder(opts.Store, s.metrics, s.log, opts.Writers)
 		}
 	}
 	s.routes()

@@ -58,7 +58,7 @@ func TestOperations(t *testing.T) {
 			body: ``, status: 400, errSub: "the input is empty"},
 
 		{name: "classify error: a rate limit", path: "/v1/classify/error", body: rateLimit,
-			status: 200, want: map[string]any{"category": "rate_limited", "remedy": "back-off", "source": "exception", "site": "classify.error", "arms": []any{}}},
+			status: 200, want: map[string]any{"category": "rate_limited", "remedy": "back-off", "source": "exception", "site": "classify.error"}},
 		{name: "classify error: every field optional", path: "/v1/classify/error", body: `{}`,
 			status: 200, want: map[string]any{"category": "unknown"}},
 		{name: "classify error: a status that is not one", path: "/v1/classify/error", body: `{"status":"abc"}`,

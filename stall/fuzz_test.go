@@ -61,6 +61,9 @@ func FuzzSentences(f *testing.F) {
 		if d != strings.TrimSpace(d) || !strings.Contains(text, d) {
 			t.Fatalf("dangling sentence %q is not a trimmed substring of the input", d)
 		}
+		if f := FinalSentence(text); f != strings.TrimSpace(f) || !strings.Contains(text, f) || (f == "") != (len(Sentences(text)) == 0) {
+			t.Fatalf("final sentence %q is not a trimmed substring of the input, or is empty when the input has prose", f)
+		}
 		for _, n := range []int{0, 1, 5} {
 			tail := LastSentences(text, n)
 			if tail != strings.TrimSpace(tail) || !strings.HasSuffix(strings.TrimSpace(text), tail) {

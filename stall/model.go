@@ -98,7 +98,7 @@ func (m *ModelClassifier) Classify(ctx context.Context, text string) ModelVerdic
 	}
 	answer := strings.TrimSpace(resp.Text)
 	if resp.FinishReason != "" {
-		c, _ := termination.ClassifyStopToken(resp.Provider, resp.FinishReason)
+		c, _ := termination.ClassifyStop(resp.Provider, resp.FinishReason)
 		if c.Category != termination.Completed {
 			r := termination.New(termination.SiteStallClassifier, termination.SourceMetadata, c)
 			return ModelVerdict{Why: finishWhy(c.Category, resp.FinishReason), Answer: answer, Reason: &r}

@@ -89,6 +89,61 @@ func LastSentences(text string, n int) string {
 	return strings.TrimSpace(text[leads[next%len(leads)]:])
 }
 
+// FinalSentence returns the sentence a reader of a message's end should see: the last
+// sentence of its last paragraph of prose, a statement or a question. List items, quotes,
+// table rows, headings (and a paragraph that is one bold line, "**Summary**"), separator
+// lines (---) and code blocks are passed over, so a message
+// that ends in a list of changes or a rule yields the sentence before them ("Here is what
+// changed:"). A message with no such paragraph yields the last sentence of its last list
+// item, quote, heading or table row; one with no prose at all "".
+func FinalSentence(text string) string {
+	var para, other block
+	var havePara, haveOther bool
+	eachBlock(text, func(b block) bool {
+		switch {
+		case b.kind == kindCode:
+		case b.kind == kindText && !b.item && !boldLine(text[b.start:b.end]):
+			para, havePara = b, true
+		default:
+			other, haveOther = b, true
+		}
+		return true
+	})
+	b := para
+	if !havePara {
+		if !haveOther {
+			return ""
+		}
+		b = other
+	}
+	last := ""
+	eachUnitOf(text, b, func(u unit) bool {
+		last = text[u.start:u.end]
+		return true
+	})
+	return last
+}
+
+// boldLine reports whether a paragraph is one emphasised line that is a title in all but
+// name ("**Summary**", "**Description:**", "__Next__"), not a bold sentence ("**All tests
+// pass.**").
+func boldLine(p string) bool {
+	if strings.ContainsAny(p, "\n\r") {
+		return false
+	}
+	for _, m := range []string{"**", "__"} {
+		q := strings.TrimSuffix(p, ":")
+		if len(q) <= 2*len(m) || !strings.HasPrefix(q, m) || !strings.HasSuffix(q, m) {
+			continue
+		}
+		inner := strings.TrimSpace(q[len(m) : len(q)-len(m)])
+		if !strings.Contains(inner, m) && !strings.HasSuffix(inner, ".") && !strings.HasSuffix(inner, "!") && !strings.HasSuffix(inner, "?") {
+			return true
+		}
+	}
+	return false
+}
+
 // DanglingSentence returns the sentence to quote back in a nudge: the last sentence of the
 // message's prose, trimmed. It is never a code block: when the message ends in one, it is the
 // last sentence before it. It returns "" when the message has no prose.
@@ -124,6 +179,8 @@ type unit struct {
 type block struct {
 	start, end, lead int
 	kind             unitKind
+	// item marks a paragraph that is a list item or a quote.
+	item bool
 }
 
 // span is a trimmed [start, end) byte range of a text. The zero span is empty.
@@ -209,6 +266,7 @@ type blockScanner struct {
 	// open.
 	para, paraEnd, paraLead int
 	paraColon               bool
+	paraItem                bool // the open paragraph is a list item or a quote
 }
 
 func (s *blockScanner) emit(b block) {
@@ -222,7 +280,7 @@ func (s *blockScanner) flush() {
 	if s.para < 0 {
 		return
 	}
-	s.emit(block{start: s.para, end: s.paraEnd, lead: s.paraLead, kind: kindText})
+	s.emit(block{start: s.para, end: s.paraEnd, lead: s.paraLead, kind: kindText, item: s.paraItem})
 	s.para = -1
 }
 
@@ -231,6 +289,7 @@ func (s *blockScanner) open(lead, start, end int) {
 	s.flush()
 	s.para, s.paraEnd, s.paraLead = start, end, lead
 	s.paraColon = endsWithColon(s.text[start:end])
+	s.paraItem = false
 }
 
 func (s *blockScanner) run() {
@@ -286,6 +345,7 @@ func (s *blockScanner) run() {
 			s.flush()
 			if i < line.end {
 				s.open(line.start, i, line.end)
+				s.paraItem = true
 			}
 		default:
 			if n := listMarker(rest); n > 0 {
@@ -296,6 +356,7 @@ func (s *blockScanner) run() {
 				s.flush()
 				if i < line.end {
 					s.open(line.start, i, line.end)
+					s.paraItem = true
 				}
 				continue
 			}

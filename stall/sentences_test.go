@@ -180,3 +180,32 @@ func golden(t *testing.T, path, got string) {
 		t.Errorf("output differs from %s (run go test -update to accept):\n got:\n%s\nwant:\n%s", path, got, want)
 	}
 }
+
+// TestFinalSentence checks the sentence a reader of a message's end is shown, on the endings
+// real agent messages have: a rule, a closing list of changes, a table, a list of options
+// after a question, a bold title over a list, a code block.
+func TestFinalSentence(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"prose", "I fixed it. Want me to push?", "Want me to push?"},
+		{"a closing rule", "All 12 tests pass. Want me to push?\n\n---\n", "Want me to push?"},
+		{"a closing list", "Done. Here is what changed:\n\n- `a.go`: new flag\n- `b.go`: removed\n", "Here is what changed:"},
+		{"a numbered list after a question", "Which one should I keep?\n\n1. the cache\n2. the index", "Which one should I keep?"},
+		{"a wrapped list item", "Summary:\n\n- one item that\n  wraps onto a second line", "Summary:"},
+		{"a table", "Results:\n\n| test | ok |\n|---|---|\n| a | yes |", "Results:"},
+		{"a bold title over a list", "Both are done.\n\n**Summary**\n- a\n- b", "Both are done."},
+		{"a bold sentence is a sentence", "Tests ran.\n\n**All 359 tests pass.**", "**All 359 tests pass.**"},
+		{"a quote", "The docs say:\n\n> Use the flag.", "The docs say:"},
+		{"a code block", "Run it:\n\n```\ngo test ./...\n```", "Run it:"},
+		{"a heading at the end", "Done.\n\n## Next", "Done."},
+		{"only a list", "- only\n- a list", "a list"},
+		{"only code", "```\nx\n```", ""},
+		{"nothing", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FinalSentence(tt.text); got != tt.want {
+				t.Errorf("FinalSentence(%q) = %q, want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}

@@ -62,7 +62,7 @@ func benchEvents(b *testing.B, n int) []store.Event {
 func BenchmarkAppend(b *testing.B) {
 	ctx := context.Background()
 	for _, be := range benchBackends(b) {
-		for _, batch := range []int{1, 100} {
+		for _, batch := range []int{1, 8, 64} {
 			b.Run(be.name+"/batch="+strconv.Itoa(batch), func(b *testing.B) {
 				dsn, opts := be.open(b)
 				s, err := store.Open(ctx, dsn, opts)

@@ -136,12 +136,15 @@ func (e Event) Validate() error {
 		}
 	}
 	// The payload is checked where it lies, without a copy: it is most of an event's bytes.
+	// JSON cannot hold a raw NUL (in a string it is a control character, which must be
+	// escaped), so json.Valid rules that out too; it does not check the UTF-8 of strings.
 	switch {
 	case !utf8.Valid(e.Payload):
 		return bad("payload is not valid UTF-8")
-	case bytes.IndexByte(e.Payload, 0) >= 0:
-		return bad("payload contains a NUL byte")
-	case !validJSON(e.Payload):
+	case !json.Valid(e.Payload):
+		if bytes.IndexByte(e.Payload, 0) >= 0 {
+			return bad("payload contains a NUL byte")
+		}
 		return bad("payload is not valid JSON")
 	}
 	return nil
@@ -204,6 +207,13 @@ func DecisionEvents(t stopgate.Turn, d stopgate.Decision, at time.Time) ([]Event
 	if err != nil {
 		return nil, fmt.Errorf("store: encode decision: %w", err)
 	}
+	return DecisionEventsJSON(t, d, payload, at)
+}
+
+// DecisionEventsJSON is [DecisionEvents] for a caller that has encoded d already (stopgate
+// serve, which answers with that JSON): payload is d's JSON, which the decision event holds
+// as it is, so that the decision is not encoded twice. Append checks that it is JSON.
+func DecisionEventsJSON(t stopgate.Turn, d stopgate.Decision, payload json.RawMessage, at time.Time) ([]Event, error) {
 	at = at.UTC()
 	o := OriginOf(t)
 	turnProvider := ""
@@ -226,7 +236,8 @@ func DecisionEvents(t stopgate.Turn, d stopgate.Decision, at time.Time) ([]Event
 			dec.Provider = d.Reason.Provider
 		}
 	}
-	events := []Event{dec}
+	events := make([]Event, 1, 3) // the decision, mostly one reason, the caller's observation
+	events[0] = dec
 	var seen []termination.Reason
 	add := func(c stopgate.Check, r termination.Reason) error {
 		for _, s := range seen {
@@ -263,7 +274,7 @@ func DecisionEvents(t stopgate.Turn, d stopgate.Decision, at time.Time) ([]Event
 
 // TerminationEvent returns the event that records reason r, for origin o, at time at.
 func TerminationEvent(o Origin, r termination.Reason, at time.Time) (Event, error) {
-	payload, err := json.Marshal(r)
+	payload, err := r.MarshalJSON() // what json.Marshal(r) writes, without compacting it again
 	if err != nil {
 		return Event{}, fmt.Errorf("store: encode reason: %w", err)
 	}
@@ -281,7 +292,7 @@ func TerminationEvent(o Origin, r termination.Reason, at time.Time) (Event, erro
 // one no provider's vocabulary knows. It fails when the observation cannot be encoded (an
 // instant outside the years 0 to 9999).
 func ObservationEvent(o Origin, provider string, obs termination.Observation) (Event, error) {
-	payload, err := json.Marshal(obs)
+	payload, err := obs.MarshalJSON() // what json.Marshal(obs) writes, without compacting it again
 	if err != nil {
 		return Event{}, fmt.Errorf("store: encode observation: %w", err)
 	}
@@ -292,7 +303,7 @@ func ObservationEvent(o Origin, provider string, obs termination.Observation) (E
 		Payload:  payload,
 	}
 	if obs.Present {
-		if c, ok := termination.ClassifyStopToken(provider, obs.Token); ok && c.Category != termination.Unknown {
+		if c, ok := termination.ClassifyStop(provider, obs.Token); ok && c.Category != termination.Unknown {
 			e.Category = c.Category
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ type wantTermination struct {
 func TestDecisionEvents(t *testing.T) {
 	no := false
 	at := time.Date(2026, 5, 1, 12, 0, 0, 7, time.FixedZone("CEST", 2*3600))
+	wakes := true
 	for _, c := range []struct {
 		name     string
 		turn     stopgate.Turn
@@ -66,8 +68,9 @@ func TestDecisionEvents(t *testing.T) {
 			check: stopgate.CheckTodos, verdict: stopgate.Continue, pending: true,
 		},
 		{
-			name:  "a parked run: pending, and the suspension recorded",
-			turn:  stopgate.Turn{Jobs: []stopgate.Job{{ID: "j", Status: "running"}}, Message: &stopgate.Message{Text: "Waiting for the tests."}},
+			name: "a parked run: pending, and the suspension recorded",
+			// A sub-agent's host does not wake it unless it says so (absent means false).
+			turn:  stopgate.Turn{Jobs: []stopgate.Job{{ID: "j", Status: "running"}}, Message: &stopgate.Message{Text: "Waiting for the tests."}, HostWakes: &wakes},
 			check: stopgate.CheckPendingWake, verdict: stopgate.Stop, category: termination.Suspended, pending: true,
 			terms: []wantTermination{{stopgate.CheckPendingWake, termination.Suspended, ""}},
 		},
@@ -91,6 +94,28 @@ func TestDecisionEvents(t *testing.T) {
 			want, _ := json.Marshal(d)
 			if string(dec.Payload) != string(want) {
 				t.Errorf("decision payload %s, want the decision's JSON %s", dec.Payload, want)
+			}
+			// Given the decision's JSON, DecisionEventsJSON makes the same events around it.
+			given := json.RawMessage(`{"given":true}`)
+			again, err := store.DecisionEventsJSON(c.turn, d, given, at)
+			if err != nil || len(again) != len(events) || string(again[0].Payload) != string(given) {
+				t.Fatalf("DecisionEventsJSON: %v, %d events, payload %s", err, len(again), again[0].Payload)
+			}
+			for i := range events {
+				a, b := again[i], events[i]
+				a.ID, b.ID, a.Ref, b.Ref, a.Payload, b.Payload = "", "", "", "", nil, nil
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("DecisionEventsJSON event %d = %+v, DecisionEvents made %+v", i, a, b)
+				}
+			}
+			for _, e := range events[1:] {
+				var r termination.Reason
+				if err := json.Unmarshal(e.Payload, &r); err != nil {
+					t.Fatal(err)
+				}
+				if want, _ := json.Marshal(r); string(e.Payload) != string(want) {
+					t.Errorf("termination payload %s, want json.Marshal's %s", e.Payload, want)
+				}
 			}
 			for i, w := range c.terms {
 				e := events[1+i]

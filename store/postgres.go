@@ -25,6 +25,14 @@ var postgresDialect = &dialect{
 		var e *pgconn.PgError
 		return errors.As(err, &e) && e.Code == "23505" // unique_violation
 	},
+	// One statement for any number of events: a round trip per append instead of one per
+	// INSERT of a power of two rows plus BEGIN and COMMIT. WITH ORDINALITY keeps the order
+	// of the events, which seq records.
+	arrayInsert: "INSERT INTO events (" + columns + ") SELECT " +
+		"id, ref, kind, at_ns, harness, session, agent, check_name, verdict, category, provider, pending, payload::json " +
+		"FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], " +
+		"$9::text[], $10::text[], $11::text[], $12::boolean[], $13::text[]) WITH ORDINALITY " +
+		"AS u(" + columns + ", ord) ORDER BY ord",
 }
 
 // postgresConns bounds the PostgreSQL pool.

@@ -31,6 +31,10 @@ type dialect struct {
 	migrationLock string
 	// isDuplicate reports whether err is a unique-constraint violation.
 	isDuplicate func(err error) bool
+	// arrayInsert, when set, is one statement that appends any number of events, each column
+	// bound as one array (PostgreSQL's unnest); it runs on its own, atomic as every statement
+	// is, so an append is one round trip whatever its size.
+	arrayInsert string
 }
 
 // sqlStore is the Store over database/sql that both backends are.
@@ -52,6 +56,7 @@ type sqlStore struct {
 	// guards it.
 	insertMu sync.Mutex
 	inserts  [insertSizes]*sql.Stmt
+	arrayIns *sql.Stmt // the dialect's arrayInsert, prepared on first use
 }
 
 // newSQLStore wraps migrated pools in a Store and starts the background pruner if asked.
@@ -112,8 +117,9 @@ func (b *builder) arg(v any) *builder {
 	return b
 }
 
-// Append implements [Store.Append]: it validates every event, then inserts them all in one
-// transaction, with prepared multi-row INSERT statements.
+// Append implements [Store.Append]: it validates every event, then inserts them all at once:
+// for SQLite in one transaction of prepared multi-row INSERT statements, for PostgreSQL with
+// one prepared INSERT of arrays.
 func (s *sqlStore) Append(ctx context.Context, events ...Event) error {
 	release, err := s.acquire()
 	if err != nil {
@@ -204,8 +210,45 @@ func (s *sqlStore) insertStmts(ctx context.Context, n int) ([insertSizes]*sql.St
 	return s.inserts, nil
 }
 
+// insertArrays writes events with the dialect's arrayInsert: one statement, its columns
+// bound as arrays.
+func (s *sqlStore) insertArrays(ctx context.Context, events []Event) error {
+	s.insertMu.Lock()
+	st := s.arrayIns
+	if st == nil {
+		var err error
+		if st, err = s.w.PrepareContext(ctx, s.d.arrayInsert); err != nil {
+			s.insertMu.Unlock()
+			return err
+		}
+		s.arrayIns = st
+	}
+	s.insertMu.Unlock()
+	n := len(events)
+	var (
+		text    = make([]string, 10*n) // the ten text columns but the payload, column by column
+		atNS    = make([]int64, n)
+		pending = make([]bool, n)
+		payload = make([]string, n)
+	)
+	col := func(c int) []string { return text[c*n : (c+1)*n : (c+1)*n] }
+	for i := range events {
+		e := &events[i]
+		for c, v := range [...]string{e.ID, e.Ref, string(e.Kind), e.Harness, e.Session, e.Agent,
+			string(e.Check), string(e.Verdict), string(e.Category), e.Provider} {
+			text[c*n+i] = v
+		}
+		atNS[i], pending[i], payload[i] = e.Time.UnixNano(), e.Pending, string(e.Payload)
+	}
+	_, err := st.ExecContext(ctx, col(0), col(1), col(2), atNS, col(3), col(4), col(5), col(6), col(7), col(8), col(9), pending, payload)
+	return err
+}
+
 // insert writes events in one transaction.
 func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
+	if s.d.arrayInsert != "" {
+		return s.insertArrays(ctx, events)
+	}
 	stmts, err := s.insertStmts(ctx, len(events))
 	if err != nil {
 		return err
@@ -567,7 +610,7 @@ func (s *sqlStore) Close() error {
 	}
 	s.closed = true
 	var errs []error
-	for _, st := range s.inserts {
+	for _, st := range append(s.inserts[:], s.arrayIns) {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/internal/xdg"
 	"github.com/stopgate/stopgate/termination"
 )
 
@@ -240,14 +240,8 @@ func Open(ctx context.Context, dsn string, opts *Options) (Store, error) {
 // reads the environment through getenv; nil means os.Getenv. It fails with [ErrNoStateDir]
 // when neither variable helps.
 func DefaultPath(getenv func(string) string) (string, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+	if d := xdg.StateHome(getenv); d != "" {
 		return filepath.Join(d, "stopgate", "events.db"), nil
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "stopgate", "events.db"), nil
 	}
 	return "", ErrNoStateDir
 }

@@ -8,7 +8,7 @@ import (
 
 // APIError describes a provider's error as data: what a harness in any language knows about a
 // failed model call. It is also an error, so a Go client can return it and [Classify] reads it
-// as an HTTP status carrier. Every field is optional.
+// as the provider's word. Every field is optional.
 type APIError struct {
 	// Provider is the provider family or name ("openai", "anthropic", "groq", …).
 	Provider string
@@ -23,14 +23,27 @@ type APIError struct {
 	Body string
 	// Name is an error class name, where the caller had one ("RateLimitError").
 	Name string
-	// RetryAfter is the provider's retry-after hint; zero when absent.
+	// RetryAfter is the provider's retry-after hint (header or body); zero when absent.
 	RetryAfter time.Duration
+
+	parsed     *ErrorBody // what ReadErrorBody made of parsedFrom
+	parsedFrom string
+}
+
+// body returns what the error body says: what ParseErrorBody read, or a fresh reading when
+// the error was built otherwise (or its Body changed since). It never writes to e, so one
+// error can be classified from several goroutines.
+func (e *APIError) body() ErrorBody {
+	if e.parsed != nil && e.parsedFrom == e.Body {
+		return *e.parsed
+	}
+	return ReadErrorBody(e.Body)
 }
 
 // Error renders the provider, status and message. A body is shown only when it is not JSON:
 // a JSON body is data for the classifier, and can hold the model's own output (Groq's
-// failed_generation), which must not reach the text a reader or the prose arms see as the
-// error's message. A nil *APIError renders as "<nil>".
+// failed_generation), which must not reach the text a reader sees as the error's message.
+// A nil *APIError renders as "<nil>".
 func (e *APIError) Error() string {
 	if e == nil {
 		return "<nil>"
@@ -52,7 +65,7 @@ func (e *APIError) Error() string {
 	return prefix + ": " + msg
 }
 
-// HTTPStatus returns the HTTP status; it makes APIError a status carrier for [Classify].
+// HTTPStatus returns the HTTP status.
 func (e *APIError) HTTPStatus() int {
 	if e == nil {
 		return 0

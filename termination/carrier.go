@@ -39,11 +39,27 @@ func Replace(err error, r Reason) error {
 	return &reasonError{err: err, reason: r}
 }
 
-// ReasonOf returns the reason carried anywhere in err's chain: the outermost one, which is the
-// first written unless [Replace] overwrote it.
+// ReasonOf returns the reason carried anywhere in err's chain: the outermost one that names a
+// category, which is the first written unless [Replace] overwrote it. A reason parked without
+// a category is not a classification and is passed over.
 func ReasonOf(err error) (Reason, bool) {
-	if re, ok := errors.AsType[*reasonError](err); ok {
-		return re.reason, true
+	var found Reason
+	ok := errors.Is(err, reasonProbe{&found})
+	return found, ok
+}
+
+// reasonProbe is the target errors.Is walks the chain with: a *reasonError "is" it when its
+// reason names a category, and the probe records that reason.
+type reasonProbe struct{ found *Reason }
+
+func (reasonProbe) Error() string { return "termination: reason probe" }
+
+// Is makes a *reasonError with a category match the probe.
+func (e *reasonError) Is(target error) bool {
+	p, ok := target.(reasonProbe)
+	if !ok || e.reason.Category == "" {
+		return false
 	}
-	return Reason{}, false
+	*p.found = e.reason
+	return true
 }

@@ -75,16 +75,6 @@ func BenchmarkClassifyEach(b *testing.B) {
 	}
 }
 
-func BenchmarkIsContextOverflow(b *testing.B) {
-	mix := clsBenchMix(b)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		IsContextOverflow(mix[i%len(mix)])
-		i++
-	}
-}
-
 // BenchmarkParseErrorBody parses the fixture corpus round-robin: ns/op is per body.
 func BenchmarkParseErrorBody(b *testing.B) {
 	fixtures := clsReadFixtures(b)
@@ -93,47 +83,6 @@ func BenchmarkParseErrorBody(b *testing.B) {
 	for b.Loop() {
 		f := fixtures[i%len(fixtures)]
 		ParseErrorBody(f.provider, f.status, f.body)
-		i++
-	}
-}
-
-// BenchmarkScanText runs the needle matcher alone over the texts the mix's errors read as:
-// ns/op is per text, and MB/s the matcher's throughput.
-func BenchmarkScanText(b *testing.B) {
-	var texts [][]byte
-	size := 0
-	for _, err := range clsBenchMix(b) {
-		var ev evidence
-		if ev.gather(err) {
-			continue
-		}
-		text := ev.readText(nil)
-		texts = append(texts, text)
-		size += len(text)
-	}
-	b.SetBytes(int64(size / len(texts)))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		classifyLex.m.scan(texts[i%len(texts)])
-		i++
-	}
-}
-
-// BenchmarkReadBody runs the body reader alone (what Classify reads of an APIError's Body) over
-// the fixture corpus: ns/op is per body, and MB/s the reader's throughput.
-func BenchmarkReadBody(b *testing.B) {
-	fixtures := clsReadFixtures(b)
-	size := 0
-	for _, f := range fixtures {
-		size += len(f.body)
-	}
-	b.SetBytes(int64(size / len(fixtures)))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		var f bodyFields
-		f.read(fixtures[i%len(fixtures)].body)
 		i++
 	}
 }

@@ -1,9 +1,6 @@
 package termination
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
 // metaBenchMix is a realistic mix of fragments: a whole body or final event from each of the
 // common providers, ordinary ends and interesting ones, plus a LangChain message and a
@@ -30,34 +27,5 @@ func BenchmarkClassifyStop(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		ClassifyStop("", mix[i%len(mix)])
-	}
-}
-
-func BenchmarkDetectStopMetadata(b *testing.B) {
-	mix := metaBenchMix(b)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		DetectStopMetadata("openai", mix[i%len(mix)])
-	}
-}
-
-func BenchmarkReadStopToken(b *testing.B) {
-	mix := metaBenchMix(b)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		ReadStopToken(mix[i%len(mix)])
-	}
-}
-
-func BenchmarkObservationLogRecord(b *testing.B) {
-	mix := metaBenchMix(b)
-	at := time.Date(2026, 9, 10, 2, 3, 7, 0, time.UTC)
-	var log ObservationLog
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if log.Len() == 64 {
-			log.Reset() // a turn boundary every 64 messages
-		}
-		log.Record(Observe(at, PathStream, mix[i%len(mix)]))
 	}
 }

@@ -75,14 +75,14 @@ func checkStop(t *testing.T, tc stopCase) {
 	if ok != tc.ok || got != tc.want {
 		t.Errorf("ClassifyStop(%q, %s) = %+v, %t; want %+v, %t", tc.provider, tc.fragment, got, ok, tc.want, tc.ok)
 	}
-	det, detOK := DetectStopMetadata(tc.provider, frag)
+	det, detOK := detectStop(tc.provider, frag)
 	switch {
 	case detOK != tc.interesting:
-		t.Errorf("DetectStopMetadata(%q, %s) ok = %t, want %t (%+v)", tc.provider, tc.fragment, detOK, tc.interesting, det)
+		t.Errorf("detectStop(%q, %s) ok = %t, want %t (%+v)", tc.provider, tc.fragment, detOK, tc.interesting, det)
 	case detOK && det != tc.want:
-		t.Errorf("DetectStopMetadata(%q, %s) = %+v, want %+v", tc.provider, tc.fragment, det, tc.want)
+		t.Errorf("detectStop(%q, %s) = %+v, want %+v", tc.provider, tc.fragment, det, tc.want)
 	case !detOK && det != (Classification{}):
-		t.Errorf("DetectStopMetadata(%q, %s) = %+v with ok false, want the zero value", tc.provider, tc.fragment, det)
+		t.Errorf("detectStop(%q, %s) = %+v with ok false, want the zero value", tc.provider, tc.fragment, det)
 	}
 }
 
@@ -124,12 +124,13 @@ func TestRefusalVectors(t *testing.T) {
 		// Not messages, or messages with nothing to read.
 		{name: "tool message", fragment: `{"type":"tool","content":"ok","tool_call_id":"call_1","name":"bash"}`},
 		{name: "null", fragment: `null`},
-		{name: "string", fragment: `"content_filter"`},
 		{name: "number", fragment: `42`},
 		{name: "empty object", fragment: `{}`},
 		{name: "null response_metadata", fragment: `{"response_metadata":null}`},
-		{name: "non-string finish_reason", fragment: `{"response_metadata":{"finish_reason":42}}`},
-		{name: "object finish_reason", fragment: `{"response_metadata":{"finish_reason":{"type":"content_filter"}}}`},
+		{name: "numeric finish_reason out of the enum", fragment: `{"response_metadata":{"finish_reason":42}}`,
+			want: Classification{Category: Unknown, Detail: "finish_reason_42"}, ok: true},
+		{name: "object finish_reason", fragment: `{"response_metadata":{"finish_reason":{"type":"content_filter"}}}`,
+			want: refusal("openai", "content_filter"), ok: true, interesting: true},
 
 		// Gemini.
 		{name: "Gemini kwargs finishReason content_filter", fragment: `{"additional_kwargs":{"finishReason":"content_filter"}}`,
@@ -159,44 +160,13 @@ func TestRefusalVectors(t *testing.T) {
 			if !ok || c.Category == ContentRefusal {
 				t.Errorf("%s %s: ClassifyStop = %+v, %t; want a token that is no refusal", key, tok, c, ok)
 			}
-			if d, ok := DetectStopMetadata("", frag); ok && d.Category != OutputTruncated {
+			if d, ok := detectStop("", frag); ok && d.Category != OutputTruncated {
 				t.Errorf("%s %s: DetectStopMetadata = %+v; want nothing or a truncation", key, tok, d)
 			}
 		}
 	}
 }
 
-// TestRefusalExplanation ports research 10.2's explanation vectors, and reads the raw shapes.
-func TestRefusalExplanation(t *testing.T) {
-	tests := []struct {
-		name, fragment, want string
-	}{
-		{"string content", `{"content":"I cannot help with that request.","response_metadata":{"stop_reason":"refusal"}}`, "I cannot help with that request."},
-		{"block array joined", `{"content":[{"type":"text","text":"This violates "},{"type":"text","text":"the policy."}],"response_metadata":{"stop_reason":"refusal"}}`, "This violates the policy."},
-		{"Gemini thought part excluded", `{"content":[{"type":"text","text":"Weighing the request against policy.","thought":true},{"type":"text","text":"I can't share that."}],"additional_kwargs":{"finishReason":"SAFETY"}}`, "I can't share that."},
-		{"reasoning blocks excluded", `{"content":[{"type":"thinking","thinking":"no"},{"type":"reasoning","reasoning":"no"},{"type":"text","text":"Declined."}]}`, "Declined."},
-		{"reasoning_content fallback", `{"content":"","additional_kwargs":{"reasoning_content":"declined on safety grounds"},"response_metadata":{"finish_reason":"content_filter"}}`, "declined on safety grounds"},
-		{"refusal field in kwargs", `{"content":"","additional_kwargs":{"refusal":"I'm sorry, I can't help with that."}}`, "I'm sorry, I can't help with that."},
-		{"refusal field at top level", `{"content":"","refusal":"No."}`, "No."},
-		{"OpenAI chat refusal", `{"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't assist with that."},"finish_reason":"stop"}]}`, "I can't assist with that."},
-		{"OpenAI chat content", `{"choices":[{"index":0,"message":{"role":"assistant","content":"Filtered."},"finish_reason":"content_filter"}]}`, "Filtered."},
-		{"Gemini parts", `{"candidates":[{"content":{"parts":[{"text":"I can't help with that."}],"role":"model"},"finishReason":"SAFETY"}]}`, "I can't help with that."},
-		{"Converse output", `{"output":{"message":{"role":"assistant","content":[{"text":"Sorry, blocked."}]}},"stopReason":"guardrail_intervened"}`, "Sorry, blocked."},
-		{"Cohere message", `{"message":{"role":"assistant","content":[{"type":"text","text":"Not able to."}]},"finish_reason":"ERROR_TOXIC"}`, "Not able to."},
-		{"whitespace only falls through", `{"content":"  \n","additional_kwargs":{"reasoning_content":"why"}}`, "why"},
-		{"nothing", `{"response_metadata":{"finish_reason":"content_filter"}}`, ""},
-		{"not an object", `["I refuse"]`, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := RefusalExplanation(metaJSON(t, tc.fragment)); got != tc.want {
-				t.Errorf("RefusalExplanation(%s) = %q, want %q", tc.fragment, got, tc.want)
-			}
-		})
-	}
-}
-
-// TestDetectStopMetadataVectors ports research 10.2's detectStopMetadata vectors.
 func TestDetectStopMetadataVectors(t *testing.T) {
 	truncated := func(provider, detail string) Classification {
 		return Classification{Category: OutputTruncated, Provider: provider, Detail: detail}
@@ -249,7 +219,7 @@ func TestGeminiRecordedStream(t *testing.T) {
 		t.Fatalf("got %d events, want 3", len(events))
 	}
 	for i, ev := range events[:len(events)-1] {
-		if tok, ok := ReadStopToken(ev); ok {
+		if tok, ok := readStopToken(ev); ok {
 			t.Errorf("event %d: token %q, want none before the last event", i, tok)
 		}
 		if c, ok := ClassifyStop("google", ev); ok {
@@ -257,25 +227,25 @@ func TestGeminiRecordedStream(t *testing.T) {
 		}
 	}
 	last := events[len(events)-1]
-	if tok, ok := ReadStopToken(last); !ok || tok != "max_tokens" {
+	if tok, ok := readStopToken(last); !ok || tok != "max_tokens" {
 		t.Errorf("last event: token %q, %t; want max_tokens", tok, ok)
 	}
 	want := Classification{Category: OutputTruncated, Provider: "google", Detail: "max_tokens"}
-	if c, ok := DetectStopMetadata("", last); !ok || c != want {
+	if c, ok := detectStop("", last); !ok || c != want {
 		t.Errorf("last event: DetectStopMetadata = %+v, %t; want %+v", c, ok, want)
 	}
 
 	// The same last event ending on STOP: token stop, not truncated.
 	stop := metaJSON(t, `{"candidates":[{"content":{"parts":[{"text":" the"}],"role":"model"},"finishReason":"STOP","index":0}],"modelVersion":"gemini-2.0-flash"}`)
-	if tok, ok := ReadStopToken(stop); !ok || tok != "stop" {
+	if tok, ok := readStopToken(stop); !ok || tok != "stop" {
 		t.Errorf("STOP event: token %q, %t; want stop", tok, ok)
 	}
-	if c, ok := DetectStopMetadata("", stop); ok {
+	if c, ok := detectStop("", stop); ok {
 		t.Errorf("STOP event: DetectStopMetadata = %+v, want nothing", c)
 	}
 }
 
-// TestReadStopToken covers the reading order: key-major over response_metadata,
+// TestReadStopToken covers the reading order: holder-major over response_metadata,
 // additional_kwargs and the top level, then the provider shapes; lower-casing; and what is no
 // token.
 func TestReadStopToken(t *testing.T) {
@@ -284,7 +254,7 @@ func TestReadStopToken(t *testing.T) {
 		want           string
 		ok             bool
 	}{
-		{"key-major: finish_reason at top level before stop_reason in metadata", `{"response_metadata":{"stop_reason":"end_turn"},"finish_reason":"STOP"}`, "stop", true},
+		{"holders before the top level", `{"response_metadata":{"stop_reason":"end_turn"},"finish_reason":"STOP"}`, "end_turn", true},
 		{"response_metadata before additional_kwargs", `{"response_metadata":{"finish_reason":"a"},"additional_kwargs":{"finish_reason":"b"}}`, "a", true},
 		{"additional_kwargs before top level", `{"additional_kwargs":{"finish_reason":"b"},"finish_reason":"c"}`, "b", true},
 		{"finish_reason before finishReason", `{"finishReason":"b","finish_reason":"a"}`, "a", true},
@@ -304,7 +274,7 @@ func TestReadStopToken(t *testing.T) {
 		{"Responses reason without object", `{"incomplete_details":{"reason":"max_output_tokens"}}`, "max_output_tokens", true},
 		{"Responses in progress", `{"object":"response","status":"in_progress","incomplete_details":null}`, "", false},
 		{"Responses queued", `{"object":"response","status":"queued"}`, "", false},
-		{"Responses failed", `{"object":"response","status":"failed","error":{"code":"server_error","message":"boom"},"incomplete_details":null}`, "failed", true},
+		{"Responses failed", `{"object":"response","status":"failed","error":{"code":"server_error","message":"boom"},"incomplete_details":null}`, "server_error", true},
 		{"a status that is not a Responses object", `{"status":"completed"}`, "", false},
 
 		{"choices[0]", `{"choices":[{"index":0,"finish_reason":"stop"}]}`, "stop", true},
@@ -321,16 +291,16 @@ func TestReadStopToken(t *testing.T) {
 		{"Converse messageStop", `{"messageStop":{"stopReason":"end_turn"}}`, "end_turn", true},
 		{"Responses stream event", `{"type":"response.incomplete","response":{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}`, "max_output_tokens", true},
 		{"top level before choices", `{"finish_reason":"a","choices":[{"finish_reason":"b"}]}`, "a", true},
-		{"guardrail action is no token", `{"amazon-bedrock-guardrailAction":"INTERVENED"}`, "", false},
-		{"array", `[{"finish_reason":"stop"}]`, "", false},
-		{"bare string", `"stop"`, "", false},
+		{"guardrail action", `{"amazon-bedrock-guardrailAction":"INTERVENED"}`, "guardrail_intervened", true},
+		{"array", `[{"finish_reason":"stop"}]`, "stop", true},
+		{"bare string", `"stop"`, "stop", true},
 		{"null", `null`, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tok, ok := ReadStopToken(metaJSON(t, tc.fragment))
+			tok, ok := readStopToken(metaJSON(t, tc.fragment))
 			if tok != tc.want || ok != tc.ok {
-				t.Errorf("ReadStopToken(%s) = %q, %t; want %q, %t", tc.fragment, tok, ok, tc.want, tc.ok)
+				t.Errorf("readStopToken(%s) = %q, %t; want %q, %t", tc.fragment, tok, ok, tc.want, tc.ok)
 			}
 		})
 	}
@@ -349,8 +319,8 @@ func TestClassifyStop(t *testing.T) {
 			want: refusal("anthropic", "refusal"), ok: true, interesting: true},
 		{name: "truncation behind a benign token", fragment: `{"finish_reason":"stop","done_reason":"length"}`,
 			want: Classification{Category: OutputTruncated, Provider: "ollama", Detail: "length"}, ok: true, interesting: true},
-		{name: "the origin's refusal rule order", fragment: `{"response_metadata":{"finish_reason":"SAFETY","stop_reason":"refusal"}}`,
-			want: refusal("anthropic", "refusal"), ok: true, interesting: true},
+		{name: "first refusal read among refusals", fragment: `{"response_metadata":{"finish_reason":"SAFETY","stop_reason":"refusal"}}`,
+			want: refusal("google", "safety"), ok: true, interesting: true},
 		{name: "first among equals", fragment: `{"finish_reason":"length","stop_reason":"max_tokens"}`,
 			want: Classification{Category: OutputTruncated, Detail: "length"}, ok: true, interesting: true},
 		{name: "a refusing choice", fragment: `{"choices":[{"index":0,"finish_reason":"stop"},{"index":1,"finish_reason":"content_filter"}]}`,
@@ -358,19 +328,19 @@ func TestClassifyStop(t *testing.T) {
 		{name: "InvokeModel guardrail action beside end_turn", fragment: `{"type":"message","stop_reason":"end_turn","amazon-bedrock-guardrailAction":"INTERVENED","content":[{"type":"text","text":"Blocked."}]}`,
 			want: refusal("bedrock", "guardrail_intervened"), ok: true, interesting: true},
 
-		// Ordinary and unknown ends are judged by the first token.
+		// A recognised ordinary token outranks an unrecognised one.
 		{name: "ordinary first, unknown later", fragment: `{"response_metadata":{"finish_reason":"stop"},"additional_kwargs":{"finishReason":"OTHER"}}`,
 			want: Classification{Category: Completed, Detail: "stop"}, ok: true},
 		{name: "unknown first, ordinary later", fragment: `{"response_metadata":{"finish_reason":"other"},"additional_kwargs":{"finishReason":"STOP"}}`,
-			want: Classification{Category: Unknown, Detail: "other"}, ok: true},
+			want: Classification{Category: Completed, Detail: "stop"}, ok: true},
 		{name: "Gemini OTHER", provider: "google", fragment: `{"candidates":[{"finishReason":"OTHER"}]}`,
 			want: Classification{Category: Unknown, Provider: "google", Detail: "other"}, ok: true},
 		{name: "Gemini FINISH_REASON_UNSPECIFIED", fragment: `{"candidates":[{"finishReason":"FINISH_REASON_UNSPECIFIED"}]}`,
 			want: Classification{Category: Unknown, Provider: "google", Detail: "finish_reason_unspecified"}, ok: true},
-		{name: "Responses failed is the exception feeder's", fragment: `{"object":"response","status":"failed","incomplete_details":null,"error":{"code":"server_error"}}`,
-			want: Classification{Category: Unknown, Provider: "openai", Detail: "failed"}, ok: true},
+		{name: "Responses failed is a provider fault", fragment: `{"object":"response","status":"failed","incomplete_details":null,"error":{"code":"server_error"}}`,
+			want: Classification{Category: ProviderError, Provider: "openai", Detail: "server_error"}, ok: true, interesting: true},
 		{name: "Ollama load", fragment: `{"model":"llama3.2","created_at":"2025-07-30T09:12:44Z","message":{"role":"assistant","content":""},"done_reason":"load","done":true}`,
-			want: Classification{Category: Unknown, Provider: "ollama", Detail: "load"}, ok: true},
+			want: Classification{Category: Completed, Provider: "ollama", Detail: "load"}, ok: true},
 
 		// Provider: a refusal's family first, then the argument, then the shape.
 		{name: "refusal family beats the argument", provider: "groq", fragment: `{"choices":[{"finish_reason":"content_filter"}]}`,
@@ -487,7 +457,8 @@ func TestVercelMapping(t *testing.T) {
 		{"openai", `{"object":"response","status":"completed","incomplete_details":null}`, "stop", Completed, ""},
 		{"openai", `{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}`, "length", OutputTruncated, ""},
 		{"openai", `{"object":"response","status":"incomplete","incomplete_details":{"reason":"content_filter"}}`, "content-filter", ContentRefusal, ""},
-		{"openai", `{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_messages"}}`, "other", Unknown, ""},
+		{"openai", `{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_messages"}}`, "other", OutputTruncated,
+			"a cap on the run was reached: read by its words as a truncation"},
 		// Anthropic.
 		{"anthropic", `{"type":"message","stop_reason":"end_turn"}`, "stop", Completed, ""},
 		{"anthropic", `{"type":"message","stop_reason":"stop_sequence"}`, "stop", Completed, ""},
@@ -498,7 +469,7 @@ func TestVercelMapping(t *testing.T) {
 		{"anthropic", `{"type":"message","stop_reason":"max_tokens"}`, "length", OutputTruncated, ""},
 		{"anthropic", `{"type":"message","stop_reason":"model_context_window_exceeded"}`, "length", ContextOverflow,
 			"the window ran out, not the output cap: reduce-context is the remedy"},
-		{"anthropic", `{"type":"message","stop_reason":"compaction"}`, "other", Unknown, ""},
+		{"anthropic", `{"type":"message","stop_reason":"compaction"}`, "other", Suspended, "Anthropic stops after writing a compaction block, to be continued: kin of pause_turn"},
 		// Google Generative AI.
 		{"google", `{"candidates":[{"finishReason":"STOP"}]}`, "stop", Completed, ""},
 		{"google", `{"candidates":[{"finishReason":"MAX_TOKENS"}]}`, "length", OutputTruncated, ""},
@@ -538,9 +509,9 @@ func TestVercelMapping(t *testing.T) {
 		{"cohere", `{"finish_reason":"ERROR"}`, "error", ProviderError, ""},
 		{"cohere", `{"finish_reason":"TOOL_CALL"}`, "tool-calls", Completed, ""},
 		{"cohere", `{"finish_reason":"ERROR_TOXIC"}`, "content-filter", ContentRefusal, ""},
-		{"cohere", `{"finish_reason":"ERROR_LIMIT"}`, "error", Unknown,
-			"an older token whose meaning Cohere's current API no longer documents: kept as the detail of unknown rather than guessed"},
-		{"cohere", `{"finish_reason":"USER_CANCEL"}`, "other", Unknown, ""},
+		{"cohere", `{"finish_reason":"ERROR_LIMIT"}`, "error", ContextOverflow,
+			"Cohere v1: the generation could not be completed because the model's context limit was reached"},
+		{"cohere", `{"finish_reason":"USER_CANCEL"}`, "other", Cancelled, "the user cancelled the generation: other would hide it"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.provider+" "+tc.fragment, func(t *testing.T) {
@@ -615,7 +586,7 @@ func TestRecordedBodies(t *testing.T) {
 			}
 			carrier := -1
 			for i, ev := range events {
-				tok, ok := ReadStopToken(ev)
+				tok, ok := readStopToken(ev)
 				if !ok {
 					tok = "-"
 				}
@@ -633,15 +604,15 @@ func TestRecordedBodies(t *testing.T) {
 			if !ok || c != tc.want {
 				t.Errorf("ClassifyStop = %+v, %t; want %+v", c, ok, tc.want)
 			}
-			if _, det := DetectStopMetadata(tc.provider, events[carrier]); det != tc.interesting {
+			if _, det := detectStop(tc.provider, events[carrier]); det != tc.interesting {
 				t.Errorf("DetectStopMetadata reported %t, want %t", det, tc.interesting)
 			}
 		})
 	}
 }
 
-// TestClassifyStopToken checks a bare token means what it means inside a fragment.
-func TestClassifyStopToken(t *testing.T) {
+// TestClassifyStopBareToken checks a bare token means what it means inside a fragment.
+func TestClassifyStopBareToken(t *testing.T) {
 	tests := []struct {
 		provider, token string
 		want            Classification
@@ -655,9 +626,9 @@ func TestClassifyStopToken(t *testing.T) {
 		{"google", "", Classification{}, false},
 	}
 	for _, tc := range tests {
-		got, ok := ClassifyStopToken(tc.provider, tc.token)
+		got, ok := ClassifyStop(tc.provider, tc.token)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("ClassifyStopToken(%q, %q) = %+v, %t; want %+v, %t", tc.provider, tc.token, got, ok, tc.want, tc.ok)
+			t.Errorf("ClassifyStop(%q, %q) = %+v, %t; want %+v, %t", tc.provider, tc.token, got, ok, tc.want, tc.ok)
 		}
 		if !tc.ok {
 			continue
@@ -667,34 +638,45 @@ func TestClassifyStopToken(t *testing.T) {
 			t.Errorf("token %q alone means %+v, inside a fragment %+v", tc.token, got, c)
 		}
 	}
-	// Every recognised token, in either case, classifies to a valid category.
-	for tok := range stopClasses {
-		for _, spelled := range []string{tok, strings.ToUpper(tok)} {
-			if c, ok := ClassifyStopToken("", spelled); !ok || !c.Category.Valid() || c.Detail != tok {
-				t.Errorf("ClassifyStopToken(%q) = %+v, %t", spelled, c, ok)
+	// Every recognised token, in snake, upper and camel case, means what the table says.
+	for words, cls := range stopTokens {
+		snake := strings.ReplaceAll(words, " ", "_")
+		var camel string
+		for _, w := range strings.Fields(words) {
+			camel += strings.ToUpper(w[:1]) + w[1:]
+		}
+		for _, spelled := range []string{snake, strings.ToUpper(snake), camel} {
+			if c, ok := ClassifyStop("", spelled); !ok || c.Category != cls.category || c.Detail != strings.ToLower(spelled) {
+				t.Errorf("ClassifyStop(%q) = %+v, %t; want %s", spelled, c, ok, cls.category)
 			}
 		}
 	}
 }
 
-// TestStopClassesConsistent checks the token table: a family only where a refusal names one,
-// ordinary tokens and only they classify as completed.
-func TestStopClassesConsistent(t *testing.T) {
-	for tok, cls := range stopClasses {
-		if tok != strings.ToLower(tok) {
-			t.Errorf("%q: table keys must be lower-case", tok)
-		}
-		if !cls.category.Valid() || cls.category == Unknown {
-			t.Errorf("%q: category %q", tok, cls.category)
-		}
-		if cls.family != "" && cls.category != ContentRefusal {
-			t.Errorf("%q: a family on a %s token", tok, cls.category)
-		}
-		if (cls.rank == stopRankOrdinary) != (cls.category == Completed) {
-			t.Errorf("%q: rank %d for %s", tok, cls.rank, cls.category)
-		}
-		if cls.category == ContentRefusal && cls.rank <= stopRankTruncated {
-			t.Errorf("%q: a refusal must outrank a truncation", tok)
+// TestStopWords: a token no table lists is read by its words.
+func TestStopWords(t *testing.T) {
+	for tok, want := range map[string]Category{
+		"SAFETY_BLOCK": ContentRefusal, "contextWindowFull": ContextOverflow, "maxLengthReached": OutputTruncated,
+		"userAborted": Cancelled, "generation_failed": ProviderError, "end_of_sequence": Completed,
+		"banana": Unknown,
+	} {
+		if c, ok := ClassifyStop("", tok); !ok || c.Category != want {
+			t.Errorf("ClassifyStop(%q) = %+v, want %s", tok, c, want)
 		}
 	}
+	for words, cls := range stopTokens {
+		if cls.category == ContentRefusal && cls.rank <= rankTruncated {
+			t.Errorf("%q: a refusal must outrank a truncation", words)
+		}
+	}
+}
+
+// detectStop is ClassifyStop reporting only the classifications worth acting on: neither an
+// ordinary finish nor an unknown token.
+func detectStop(provider string, fragment any) (Classification, bool) {
+	c, ok := ClassifyStop(provider, fragment)
+	if !ok || c.Category == Completed || c.Category == Unknown {
+		return Classification{}, false
+	}
+	return c, true
 }

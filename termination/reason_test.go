@@ -7,14 +7,15 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNewFillsPostureFromTable(t *testing.T) {
-	r := New(SiteStreamError, SourceException, Classification{Category: ContextOverflow, Provider: "openai", Detail: "ContextOverflowError"})
+	r := New(SiteTurnError, SourceException, Classification{Category: ContextOverflow, Provider: "openai", Detail: "ContextOverflowError"})
 	if r.RetryableAsIs() || !r.RetryableAfterRemedy() || r.Remedy() != ReduceContext {
 		t.Errorf("posture %+v, want false/true/reduce-context", r.Posture())
 	}
-	if r.Provider != "openai" || r.Detail != "ContextOverflowError" || r.Site != SiteStreamError || r.Source != SourceException {
+	if r.Provider != "openai" || r.Detail != "ContextOverflowError" || r.Site != SiteTurnError || r.Source != SourceException {
 		t.Errorf("fields not carried: %+v", r)
 	}
 }
@@ -51,15 +52,18 @@ func TestReasonJSON(t *testing.T) {
 	if forged.RetryableAsIs() || forged.Remedy() != "" {
 		t.Errorf("forged posture leaked through: %+v", forged.Posture())
 	}
-	var bad Reason
-	err = json.Unmarshal([]byte(`{"category":"exploded"}`), &bad)
-	if !errors.Is(err, ErrUnknownValue) {
-		t.Errorf("unknown category: err = %v, want ErrUnknownValue", err)
+	// A category a newer binary wrote reads as unknown, its spelling kept.
+	var newer Reason
+	if err := json.Unmarshal([]byte(`{"category":"exploded","site":"x","retry_after_ms":1500}`), &newer); err != nil {
+		t.Fatal(err)
+	}
+	if newer.Category != Unknown || newer.Detail != "exploded" || newer.RetryAfter != 1500*time.Millisecond {
+		t.Errorf("unknown category read as %+v", newer)
 	}
 }
 
 func TestAttach(t *testing.T) {
-	inner := New(SiteStreamError, SourceException, Classification{Category: AuthFailed, Detail: "401"})
+	inner := New(SiteTurnError, SourceException, Classification{Category: AuthFailed, Detail: "401"})
 	outer := New(SiteTurnError, SourceException, Classification{Category: Timeout})
 
 	if Attach(nil, inner) != nil {
@@ -117,7 +121,7 @@ func TestAttach(t *testing.T) {
 	if _, ok := ReasonOf(nil); ok {
 		t.Error("nil carries no reason")
 	}
-	if !strings.Contains(inner.String(), "auth_failed@runner.stream-error") {
+	if !strings.Contains(inner.String(), "auth_failed@runner.turn-error") {
 		t.Errorf("String() = %q", inner.String())
 	}
 }

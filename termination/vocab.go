@@ -142,18 +142,12 @@ const (
 	// SiteEmptyAfterFallback: the streamed turn was empty and the non-streaming fallback was
 	// empty too (the as-is retry is spent).
 	SiteEmptyAfterFallback Site = "runner.empty-after-fallback"
-	// SiteEmptyStream: the streamed turn was empty and no fallback was spent.
-	SiteEmptyStream Site = "runner.empty-stream"
-	// SiteStreamError: the stream drain failed.
-	SiteStreamError Site = "runner.stream-error"
 	// SiteTurnError: the turn failed.
 	SiteTurnError Site = "runner.turn-error"
 	// SiteOverflowCompact: the turn overflowed and compaction had nothing left to give.
 	SiteOverflowCompact Site = "runner.overflow-compact"
 	// SiteOverflowCompactExhausted: the turn overflowed again on the retry after a compaction.
 	SiteOverflowCompactExhausted Site = "runner.overflow-compact-exhausted"
-	// SiteStopMetadata: the metadata feeder read a stop or finish reason off a model message.
-	SiteStopMetadata Site = "agent.stop-metadata"
 	// SiteCancelled: the turn ended on a cancelled context.
 	SiteCancelled Site = "agent.cancelled"
 	// SiteStreamCutRetry: the reply was cut off, retried once, and cut off again.
@@ -173,8 +167,15 @@ const (
 	SiteHookClaudeCode Site = "hook.claude-code"
 	// SiteHookCodex: the Codex CLI stop hook.
 	SiteHookCodex Site = "hook.codex"
+	// SiteHookClaudeCodeStopFailure: Claude Code's StopFailure hook, which fires instead of Stop
+	// when the turn ended on an API error.
+	SiteHookClaudeCodeStopFailure Site = "hook.claude-code.stop-failure"
 	// SiteHookGeminiCLI: the Gemini CLI after-agent hook.
 	SiteHookGeminiCLI Site = "hook.gemini-cli"
+	// SiteHookCopilot: the GitHub Copilot CLI agentStop and subagentStop hook.
+	SiteHookCopilot Site = "hook.copilot"
+	// SiteHookOpencode: the opencode plugin's session.idle hook.
+	SiteHookOpencode Site = "hook.opencode"
 	// SiteModelCall: a one-shot model call made through stopgate's model package.
 	SiteModelCall Site = "model.call"
 	// SiteStallClassifier: the model stall classifier's call said nothing usable.
@@ -191,11 +192,11 @@ const (
 // Sites lists every Site in declaration order.
 func Sites() []Site {
 	return []Site{
-		SiteRunnerCompleted, SiteEmptyAfterFallback, SiteEmptyStream, SiteStreamError,
-		SiteTurnError, SiteOverflowCompact, SiteOverflowCompactExhausted, SiteStopMetadata,
+		SiteRunnerCompleted, SiteEmptyAfterFallback,
+		SiteTurnError, SiteOverflowCompact, SiteOverflowCompactExhausted,
 		SiteCancelled, SiteStreamCutRetry,
 		SiteToolErrorBudget, SiteToolLoopGuard, SiteSupervisor, SiteHookClaudeCode, SiteHookCodex,
-		SiteHookGeminiCLI, SiteModelCall, SiteStallClassifier, SiteToolCallSalvage,
+		SiteHookClaudeCodeStopFailure, SiteHookGeminiCLI, SiteHookCopilot, SiteHookOpencode, SiteModelCall, SiteStallClassifier, SiteToolCallSalvage,
 		SiteClassifyError, SiteClassifyStop,
 	}
 }

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -394,20 +395,11 @@ func (b *codexBuilder) meta(raw json.RawMessage) {
 	}
 	b.s.ID, b.s.CWD = m.ID, m.CWD
 	if m.AgentNickname != "" || m.AgentRole != "" {
-		b.s.AgentID = firstNonEmptyString(m.AgentNickname, m.AgentRole)
+		b.s.AgentID = cmp.Or(m.AgentNickname, m.AgentRole)
 	}
 	if m.CLIVersion != "" && !contains(b.s.Versions, m.CLIVersion) {
 		b.s.Versions = append(b.s.Versions, m.CLIVersion)
 	}
-}
-
-func firstNonEmptyString(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func (b *codexBuilder) turnContext(raw json.RawMessage) {
@@ -442,7 +434,7 @@ func policyName(raw json.RawMessage) string {
 		Mode string `json:"mode"`
 	}
 	if json.Unmarshal(raw, &obj) == nil {
-		return firstNonEmptyString(obj.Type, obj.Mode)
+		return cmp.Or(obj.Type, obj.Mode)
 	}
 	return ""
 }
@@ -774,7 +766,7 @@ func (b *codexBuilder) event(raw json.RawMessage, t time.Time) string {
 	case "turn_aborted":
 		b.closeResponse()
 		tk := b.taskFor(e.TurnID, t)
-		tk.Aborted = firstNonEmptyString(string(e.Reason), "aborted")
+		tk.Aborted = cmp.Or(string(e.Reason), "aborted")
 		if string(e.Reason) == "interrupted" && b.cur != nil {
 			b.cur.Interrupted = true
 		}

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/stopgate/stopgate/internal/jsonl"
 )
 
 // GeminiSession is a Gemini CLI chat session reconstructed from its session file,
@@ -220,55 +221,27 @@ func (b *geminiBuilder) malformed(err error) {
 // read reads lines; a first line that opens a multi-line JSON object switches to the legacy
 // shape, decoded whole.
 func (b *geminiBuilder) read(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if !tooLong {
-				if len(long)+len(chunk) > b.o.MaxLineBytes {
-					tooLong, long = true, long[:0]
-				} else {
-					long = append(long, chunk...)
-				}
-			}
-			continue
-		}
-		line := chunk
-		if tooLong || len(long) > 0 {
-			long = append(long, chunk...)
-			line = long
-		}
-		if len(bytes.TrimRight(line, "\r\n")) > b.o.MaxLineBytes {
-			tooLong = true
-		}
-		if len(line) > 0 || tooLong {
-			b.s.Lines++
-			b.line++
-			switch {
-			case tooLong:
+	sc := jsonl.NewScanner(r, b.o.MaxLineBytes)
+	for sc.Scan() {
+		line, tooLong := sc.Line(), sc.TooLong()
+		b.s.Lines++
+		b.line++
+		switch {
+		case tooLong:
+			b.seen = true
+			b.malformed(ErrLineTooLong)
+		case !b.seen && string(bytes.TrimSpace(line)) == "{":
+			b.seen = true
+			rest := io.MultiReader(bytes.NewReader(line), sc.Rest())
+			return b.legacy(rest)
+		default:
+			if firstByte(line) != 0 {
 				b.seen = true
-				b.malformed(ErrLineTooLong)
-			case !b.seen && string(bytes.TrimSpace(line)) == "{":
-				b.seen = true
-				rest := io.MultiReader(bytes.NewReader(line), br)
-				return b.legacy(rest)
-			default:
-				if firstByte(line) != 0 {
-					b.seen = true
-				}
-				b.record(line)
 			}
-		}
-		long, tooLong = long[:0], false
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
+			b.record(line)
 		}
 	}
+	return sc.Err()
 }
 
 // legacy decodes the rest of the input, from the line that opens it, as one JSON object: a

@@ -3,6 +3,8 @@ package transcript
 import (
 	"strconv"
 	"strings"
+
+	"github.com/stopgate/stopgate/stall"
 )
 
 // This file reads the harness's own markup inside message text: task notifications, the
@@ -199,24 +201,11 @@ func taskNumber(text string) string {
 	return idToken(text[i+len(key):])
 }
 
-// lastSentence returns a short excerpt of the end of text: the last sentence of its last
-// non-empty line, at most max runes, cut at the front with "…" when longer.
+// lastSentence returns a short excerpt of the end of text: its last sentence or question, as
+// stall.FinalSentence finds it (passing over a closing list, rule, table or code block), at
+// most max runes, cut at the front with "…" when longer.
 func lastSentence(text string, max int) string {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return ""
-	}
-	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
-		text = strings.TrimSpace(text[i+1:])
-	}
-	// The last sentence starts after the last ". ", "! " or "? " that is not at the very end.
-	for i := len(text) - 2; i > 0; i-- {
-		if text[i] == ' ' && (text[i-1] == '.' || text[i-1] == '!' || text[i-1] == '?') {
-			text = strings.TrimSpace(text[i+1:])
-			break
-		}
-	}
-	r := []rune(text)
+	r := []rune(strings.TrimSpace(stall.FinalSentence(text)))
 	if max > 0 && len(r) > max {
 		r = append([]rune("…"), r[len(r)-max+1:]...)
 	}

@@ -173,6 +173,13 @@ func TestLastSentence(t *testing.T) {
 		{"One two three four five", 10, "…four five"},
 		{"ééééé", 3, "…éé"},
 		{"short", 0, "short"},
+		// Real endings: a rule, a closing list of changes, a table, a list after a question.
+		{"All 12 tests pass. Want me to push?\n\n---\n", 100, "Want me to push?"},
+		{"Done. Here is what changed:\n\n- `a.go`: new flag\n- `b.go`: removed\n", 100, "Here is what changed:"},
+		{"Results:\n\n| test | ok |\n|---|---|\n| a | yes |", 100, "Results:"},
+		{"Which one should I keep?\n\n1. the cache\n2. the index", 100, "Which one should I keep?"},
+		{"- only\n- a list", 100, "a list"},
+		{"Run it:\n\n```\ngo test ./...\n```", 100, "Run it:"},
 	}
 	for _, c := range cases {
 		if got := lastSentence(c.text, c.max); got != c.want {

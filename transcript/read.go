@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/stopgate/stopgate/internal/jsonl"
 )
 
 // Defaults for the zero Options.
@@ -171,45 +172,15 @@ func attachAgentFiles(s *Session, path string, o Options) error {
 	return nil
 }
 
-// scanLines calls fn with each line of r, its newline kept; a line longer than the bufio
-// buffer is assembled in one reused buffer up to max bytes, and a longer one is reported with
-// tooLong set and its bytes discarded. Empty input yields no call. It returns r's first error
-// other than io.EOF.
+// scanLines calls fn with each line of r, its line end kept, read by the one line scanner
+// (internal/jsonl): a line over max bytes is reported with tooLong set and no bytes. Empty
+// input yields no call. It returns r's first error other than io.EOF.
 func scanLines(r io.Reader, max int, fn func(line []byte, tooLong bool)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if !tooLong {
-				if len(long)+len(chunk) > max {
-					tooLong, long = true, long[:0]
-				} else {
-					long = append(long, chunk...)
-				}
-			}
-			continue
-		}
-		line := chunk
-		if tooLong || len(long) > 0 {
-			if !tooLong && len(long)+len(chunk) > max {
-				tooLong = true
-			}
-			long = append(long, chunk...)
-			line = long
-		}
-		if len(line) > 0 || tooLong {
-			fn(line, tooLong)
-		}
-		long, tooLong = long[:0], false
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
+	sc := jsonl.NewScanner(r, max)
+	for sc.Scan() {
+		fn(sc.Line(), sc.TooLong())
 	}
+	return sc.Err()
 }
 
 // readLines feeds each line of r to the builder, up to MaxLineBytes; a longer line is counted
@@ -884,10 +855,16 @@ func (b *builder) finish() *Session {
 		}
 	}
 	for _, t := range s.Turns {
+		t.Local = true
 		for _, m := range t.Messages {
 			if m.Kind != KindAssistant {
 				continue
 			}
+			m.Synthetic = m.Model == SyntheticModel && !m.APIError && len(m.ToolCalls) == 0
+			if m.Synthetic {
+				continue
+			}
+			t.Local = false
 			t.ToolCalls += len(m.ToolCalls)
 			t.StopReason = m.StopReason
 			if m.Text != "" {

@@ -610,3 +610,47 @@ func TestReadBytesReaderNeverErrs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadLocalTurns checks that a turn no model answered (a local slash command and its
+// output, Claude Code's synthetic "No response requested.") is Local, and that a synthetic
+// reply is not a turn's final text.
+func TestReadLocalTurns(t *testing.T) {
+	synth := func(ts, mid string) string {
+		return `{"type":"assistant","sessionId":"s","timestamp":"` + ts + `","message":{"id":"` + mid + `","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"No response requested."}],"stop_reason":"stop_sequence"}}`
+	}
+	apiErr := `{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:09Z","isApiErrorMessage":true,"message":{"id":"e1","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529 overloaded"}],"stop_reason":"stop_sequence"}}`
+	s := readString(t, lines(
+		uPrompt("2026-01-01T00:00:00Z", "hi"),
+		aText("2026-01-01T00:00:01Z", "m1", "Hello."),
+		uText("2026-01-01T00:00:02Z", "Continue from where you left off.", `,"isMeta":true`),
+		synth("2026-01-01T00:00:02Z", "s1"),
+		uPrompt("2026-01-01T00:00:03Z", "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"),
+		uPrompt("2026-01-01T00:00:04Z", "<local-command-stdout>Set model to opus</local-command-stdout>"),
+		uPrompt("2026-01-01T00:00:05Z", "<command-name>/login</command-name>\n<command-message>login</command-message>\n<command-args></command-args>"),
+		synth("2026-01-01T00:00:06Z", "s2"),
+		uPrompt("2026-01-01T00:00:08Z", "again"),
+		apiErr,
+		uPrompt("2026-01-01T00:00:10Z", "cut off before the reply"),
+	), nil)
+	want := []struct {
+		local bool
+		final string
+	}{{false, "Hello."}, {true, ""}, {true, ""}, {false, "API Error: 529 overloaded"}, {true, ""}}
+	if len(s.Turns) != len(want) {
+		t.Fatalf("%d turns, want %d", len(s.Turns), len(want))
+	}
+	for i, w := range want {
+		if tr := s.Turns[i]; tr.Local != w.local || tr.FinalText != w.final {
+			t.Errorf("turn %d: local %v, final %q; want %v, %q", i, tr.Local, tr.FinalText, w.local, w.final)
+		}
+	}
+	synthetic := 0
+	for _, m := range s.Messages {
+		if m.Synthetic {
+			synthetic++
+		}
+	}
+	if synthetic != 2 {
+		t.Errorf("%d synthetic messages, want 2 (an API error message is none)", synthetic)
+	}
+}

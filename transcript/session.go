@@ -125,7 +125,15 @@ type Message struct {
 	Sidechain bool
 	// APIError marks a synthetic assistant message carrying an API error (isApiErrorMessage).
 	APIError bool
+	// Synthetic marks an assistant message Claude Code wrote itself, with no model call
+	// (model "<synthetic>"), that is no API error: "No response requested." after a local
+	// slash command, or after the meta "Continue from where you left off." of a resumed
+	// session. It is not the agent's output: a turn's FinalText and StopReason skip it.
+	Synthetic bool
 }
+
+// SyntheticModel is the model Claude Code records on an assistant message it wrote itself.
+const SyntheticModel = "<synthetic>"
 
 // Usage is an assistant message's token usage.
 type Usage struct {
@@ -420,6 +428,12 @@ type Turn struct {
 	StopReason *string
 	// Interrupted is set when the user interrupted the turn.
 	Interrupted bool
+	// Local is set when no model answered in the turn: it holds no assistant message, or
+	// only Synthetic ones. That is a local slash command (/login, /model, /clear, /exit, /mcp
+	// …) with its output and Claude Code's "No response requested.", a "!" shell line, or a
+	// prompt the file ends before any reply. Claude Code calls no model there and fires no
+	// Stop hook, so the turn ends on no stop of the agent.
+	Local bool
 	// StopHookBlocks counts the stop-hook records in the turn that kept the agent going.
 	StopHookBlocks int
 	// Duration is the turn duration Claude Code reported (system turn_duration); zero if none.

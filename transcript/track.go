@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func (b *builder) callEffects(call *ToolCall, main bool) {
 	case "TaskOutput", "BashOutput", "AgentOutput":
 		var in rawToolInput
 		decodeLoose(call.Input, &in)
-		id := firstOf(in.TaskID, in.BashID, in.ShellID, in.TaskIDCamel)
+		id := string(cmp.Or(in.TaskID, in.BashID, in.ShellID, in.TaskIDCamel))
 		if sh := b.shellByID[id]; sh != nil {
 			b.addRead(sh, call)
 		} else if a := b.agentByID[id]; a != nil {
@@ -68,15 +69,6 @@ func (b *builder) callEffects(call *ToolCall, main bool) {
 		b.todoCalls = append(b.todoCalls, call)
 		b.todoPending[call.ID] = true
 	}
-}
-
-func firstOf(ids ...flexString) string {
-	for _, id := range ids {
-		if id != "" {
-			return string(id)
-		}
-	}
-	return ""
 }
 
 // outputFileReads records a Read or Bash call that names a known shell's output file.
@@ -215,7 +207,7 @@ func (b *builder) killResult(call *ToolCall, r *ToolResult, text string, structu
 	}
 	var in rawToolInput
 	decodeLoose(call.Input, &in)
-	id := firstOf(in.ShellID, in.TaskID, in.BashID, in.TaskIDCamel)
+	id := string(cmp.Or(in.ShellID, in.TaskID, in.BashID, in.TaskIDCamel))
 	if sh := b.shellByID[id]; sh != nil {
 		sh.Status, sh.KilledBy, sh.Killed = ShellKilled, ActorModel, r.Time
 		if sh.Finished.IsZero() {
@@ -376,7 +368,7 @@ func (b *builder) applyTodo(call *ToolCall, r *ToolResult, structured json.RawMe
 			b.tasks = append(b.tasks, t)
 		}
 	case "TaskUpdate":
-		id := firstOf(in.TaskIDCamel, in.TaskID)
+		id := string(cmp.Or(in.TaskIDCamel, in.TaskID))
 		i := b.taskIndex(id)
 		if in.Status == "deleted" {
 			if i >= 0 {
@@ -409,7 +401,7 @@ func (b *builder) applyTodo(call *ToolCall, r *ToolResult, structured json.RawMe
 				continue
 			}
 			b.tasks = append(b.tasks, Todo{
-				ID:         firstOf(rt.ID, rt.TaskID),
+				ID:         string(cmp.Or(rt.ID, rt.TaskID)),
 				Content:    rt.Subject,
 				Status:     TodoStatus(rt.Status),
 				ActiveForm: rt.ActiveForm,

@@ -25,7 +25,7 @@ func classifyCommand() *command {
 
 Input, every field optional:
   {"provider": "openai", "status": 429, "body": "raw body or message", "name": "RateLimitError",
-   "type": "...", "code": "...", "message": "..."}
+   "type": "...", "code": "...", "message": "...", "headers": {"retry-after": "7"}}
 
 The body is read in the provider's own shape (OpenAI, Anthropic, Google, OpenRouter, Groq,
 Ollama, vLLM, plain text); type, code and message, when given, override what the body says.
@@ -33,9 +33,10 @@ Ollama, vLLM, plain text); type, code and message, when given, override what the
 Output:
   {"category": "rate_limited", "source": "exception", "site": "classify.error", "detail": "429",
    "provider": "openai", "retryable_as_is": false, "retryable_after_remedy": true,
-   "remedy": "back-off", "arms": []}
+   "remedy": "back-off", "retry_after_ms": 7000}
 
-"arms" lists the context-overflow patterns the text matched, in list order.`,
+"retry_after_ms" is the delay the provider asked for (the retry-after or retry-after-ms
+header, a retryDelay or "try again in 7s" in the body); omitted when it named none.`,
 				run: runClassifyError,
 			},
 			{

@@ -5,7 +5,9 @@ import (
 	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/claudecode"
 	"github.com/stopgate/stopgate/harness/codex"
+	"github.com/stopgate/stopgate/harness/copilot"
 	"github.com/stopgate/stopgate/harness/gemini"
+	"github.com/stopgate/stopgate/harness/opencode"
 	"github.com/stopgate/stopgate/harness/sweagent"
 )
 
@@ -19,6 +21,8 @@ func harnesses(style claudecode.Style) []harness.Harness {
 		claudecode.Harness(style),
 		codex.Harness(),
 		gemini.Harness(),
+		copilot.Harness(),
+		opencode.Harness(),
 	}
 }
 

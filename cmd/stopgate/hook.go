@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/claudecode"
 	"github.com/stopgate/stopgate/hook"
 	"github.com/stopgate/stopgate/internal/config"
+	"github.com/stopgate/stopgate/internal/xdg"
 )
 
 func hookCommand() *command {
@@ -41,17 +43,19 @@ Run 'stopgate help hook HARNESS' for what a hook reads and answers, and
 			hookClaudeCodeCommand(),
 			hookCodexCommand(),
 			hookGeminiCommand(),
+			hookCopilotCommand(),
+			hookOpencodeCommand(),
 			{
 				name:    "install",
 				summary: "add a stop hook to a harness's settings",
-				usage:   "hook install claude-code|codex|gemini-cli [flags]",
-				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand()},
+				usage:   "hook install claude-code|codex|gemini-cli|copilot|opencode [flags]",
+				subs:    []*command{hookInstallCommand(), hookInstallCodexCommand(), hookInstallGeminiCommand(), hookInstallCopilotCommand(), hookInstallOpencodeCommand()},
 			},
 			{
 				name:    "uninstall",
 				summary: "remove a stop hook from a harness's settings",
-				usage:   "hook uninstall claude-code|codex|gemini-cli [flags]",
-				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand()},
+				usage:   "hook uninstall claude-code|codex|gemini-cli|copilot|opencode [flags]",
+				subs:    []*command{hookUninstallCommand(), hookUninstallCodexCommand(), hookUninstallGeminiCommand(), hookUninstallCopilotCommand(), hookUninstallOpencodeCommand()},
 			},
 		},
 	}
@@ -92,14 +96,11 @@ func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 	tmp.VisitAll(add)
 }
 
-// defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks;
-// "" when neither variable is set.
+// defaultStateDir returns $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks
+// (a relative XDG_STATE_HOME is ignored); "" when neither variable helps.
 func defaultStateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); d != "" {
+	if d := xdg.StateHome(getenv); d != "" {
 		return filepath.Join(d, "stopgate", "hooks")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "stopgate", "hooks")
 	}
 	return ""
 }
@@ -258,91 +259,74 @@ func (h *hookFlags) shadowMode(e env) (bool, error) {
 // write lock: the harness waits for the hook, and a decision is worth more than its record.
 const hookStoreBusy = 2 * time.Second
 
-// settingsFlags choose the settings file install and uninstall edit.
-type settingsFlags struct {
-	project, user, local bool
-	file                 string
+// scopeFlags choose the file install and uninstall edit: one flag per scope the harness has
+// (the first the default), or -FILEFLAG FILE. Where a scope's file is, the harness's
+// Installer.Path says: the path logic is in the harness package alone.
+type scopeFlags struct {
+	inst   harness.Installer
+	scopes []scopeFlag
+	// fileFlag names the flag of an explicit file ("settings", "hooks"), fileUsage its usage.
+	fileFlag, fileUsage string
+
+	file string
+	set  []bool // by scope, in order
 }
 
-func (s *settingsFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&s.user, "user", false, "edit ~/.claude/settings.json, for every project (the default)")
-	fs.BoolVar(&s.project, "project", false, "edit .claude/settings.json in the current directory (shared with the project)")
-	fs.BoolVar(&s.local, "local", false, "edit .claude/settings.local.json in the current directory (this machine only)")
-	fs.StringVar(&s.file, "settings", "", "edit the settings `FILE`")
+// scopeFlag is one scope's flag: -user, -project, -local.
+type scopeFlag struct {
+	scope harness.Scope
+	usage string
 }
 
-// path returns the settings file the flags name.
-func (s *settingsFlags) path(e env) (string, error) {
-	n := 0
-	for _, set := range []bool{s.project, s.user, s.local, s.file != ""} {
-		if set {
-			n++
-		}
+func (f *scopeFlags) define(fs *flag.FlagSet) {
+	f.set = make([]bool, len(f.scopes))
+	for i, sc := range f.scopes {
+		fs.BoolVar(&f.set[i], string(sc.scope), false, sc.usage)
 	}
-	if n > 1 {
-		return "", errors.New("choose one of -user, -project, -local and -settings")
-	}
-	switch {
-	case s.file != "":
-		return filepath.Abs(s.file)
-	case s.project || s.local:
-		cwd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		name := "settings.json"
-		if s.local {
-			name = "settings.local.json"
-		}
-		return filepath.Join(cwd, ".claude", name), nil
-	}
-	home := e.getenv("HOME")
-	if home == "" {
-		return "", errors.New("HOME is not set; name the settings file with -settings")
-	}
-	return filepath.Join(home, ".claude", "settings.json"), nil
-}
-
-// fileFlags choose the file install and uninstall edit for a harness with a user file and a
-// project file: -user (the default), -project, or -FILEFLAG FILE.
-type fileFlags struct {
-	project, user bool
-	file          string
-
-	userUsage, projectUsage string
-	fileFlag, fileUsage     string
-	projectFile             string                      // relative to the current directory
-	userFile                func(e env) (string, error) // the -user file
-}
-
-func (f *fileFlags) define(fs *flag.FlagSet) {
-	fs.BoolVar(&f.user, "user", false, f.userUsage)
-	fs.BoolVar(&f.project, "project", false, f.projectUsage)
 	fs.StringVar(&f.file, f.fileFlag, "", f.fileUsage)
 }
 
+// scope returns the scope the flags choose; the first (the default) when none is set, and ""
+// when -FILEFLAG names the file.
+func (f *scopeFlags) scope() harness.Scope {
+	if f.file != "" {
+		return ""
+	}
+	for i, set := range f.set {
+		if set {
+			return f.scopes[i].scope
+		}
+	}
+	return f.scopes[0].scope
+}
+
 // path returns the file the flags name.
-func (f *fileFlags) path(e env) (string, error) {
-	n := 0
-	for _, set := range []bool{f.project, f.user, f.file != ""} {
+func (f *scopeFlags) path(e env) (string, error) {
+	n, names := 0, []string{}
+	for i, set := range f.set {
+		names = append(names, "-"+string(f.scopes[i].scope))
 		if set {
 			n++
 		}
 	}
+	if f.file != "" {
+		n++
+	}
 	if n > 1 {
-		return "", fmt.Errorf("choose one of -user, -project and -%s", f.fileFlag)
+		return "", fmt.Errorf("choose one of %s and -%s", strings.Join(names, ", "), f.fileFlag)
 	}
-	switch {
-	case f.file != "":
+	if f.file != "" {
 		return filepath.Abs(f.file)
-	case f.project:
-		cwd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(cwd, f.projectFile), nil
 	}
-	return f.userFile(e)
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	p, err := f.inst.Path(f.scope(), harness.Env{Home: e.getenv("HOME"), CWD: cwd, Getenv: e.getenv})
+	if err != nil {
+		return "", fmt.Errorf("%w; name the %s file with -%s", err, f.fileFlag, f.fileFlag)
+	}
+	return p, nil
 }
 
 // recordingValue wraps a flag.Value and records every value it is set to, so install can
@@ -380,8 +364,23 @@ belong in a project's shared .claude/settings.json (-project) unless everyone ha
 that path. -local edits the project's .claude/settings.local.json, which Claude Code keeps out
 of version control.`
 
+// claudeSettingsFlags returns the flags choosing the Claude Code settings file install and
+// uninstall edit.
+func claudeSettingsFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: claudecode.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "edit ~/.claude/settings.json, for every project (the default)"},
+			{harness.ScopeProject, "edit .claude/settings.json in the current directory (shared with the project)"},
+			{harness.ScopeLocal, "edit .claude/settings.local.json in the current directory (this machine only)"},
+		},
+		fileFlag:  "settings",
+		fileUsage: "edit the settings `FILE`",
+	}
+}
+
 func hookInstallCommand() *command {
-	var s settingsFlags
+	s := claudeSettingsFlags()
 	return installCommand(&command{
 		name:    "claude-code",
 		summary: "add the stopgate hook to a Claude Code settings file",
@@ -400,29 +399,23 @@ stop through. Claude Code gives the hook ` + fmt.Sprint(claudecode.HandlerTimeou
 
 ` + settingsHelp,
 	}, installSpec{
-		defineFile: s.define,
-		path:       s.path,
-		withStyle:  true,
-		harness:    "Claude Code",
-		waits:      time.Duration(claudecode.HandlerTimeout) * time.Second,
-		stops:      "cancel",
-		command:    claudecode.Command,
-		install:    claudecode.Install,
-		installed:  "the Stop and SubagentStop hooks",
+		files:     s,
+		withStyle: true,
+		harness:   "Claude Code",
+		waits:     time.Duration(claudecode.HandlerTimeout) * time.Second,
+		stops:     "cancel",
+		installed: "the Stop and SubagentStop hooks",
 	})
 }
 
 // installSpec is what one harness adds to the shared `stopgate hook install` command.
 type installSpec struct {
-	defineFile func(fs *flag.FlagSet)      // the flags choosing the file to edit
-	path       func(e env) (string, error) // the file they choose
-	withStyle  bool                        // whether the hook takes -style
-	harness    string                      // the harness's name, for the timeout warning
-	waits      time.Duration               // how long the harness waits for the hook
-	stops      string                      // what the harness does to a hook past waits: "cancel", "kill"
-	command    func(exe string, args ...string) string
-	install    func(path, command string) (bool, error)
-	installed  string // what install adds, for the message: "the AfterAgent hook"
+	files     *scopeFlags   // the flags choosing the file to edit, and the harness's Installer
+	withStyle bool          // whether the hook takes -style
+	harness   string        // the harness's name, for the timeout warning
+	waits     time.Duration // how long the harness waits for the hook
+	stops     string        // what the harness does to a hook past waits: "cancel", "kill"
+	installed string        // what install adds, for the message: "the AfterAgent hook"
 	// after, if set, runs once the file is written, and returns the exit status.
 	after func(e env, name, path string) int
 }
@@ -434,7 +427,7 @@ func installCommand(c *command, spec installSpec) *command {
 	var h hookFlags
 	var embedded [][2]string
 	c.flags = func(fs *flag.FlagSet) {
-		spec.defineFile(fs)
+		spec.files.define(fs)
 		h.defineFor(spec.withStyle, func(f *flag.Flag) {
 			fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
 		})
@@ -444,7 +437,7 @@ func installCommand(c *command, spec installSpec) *command {
 		if len(args) > 0 {
 			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
 		}
-		path, err := spec.path(e)
+		path, err := spec.files.path(e)
 		if err != nil {
 			return usageError(e, name, err.Error())
 		}
@@ -476,8 +469,8 @@ func installCommand(c *command, spec installSpec) *command {
 		if len(words) > 0 {
 			words = append([]string{"--"}, words...)
 		}
-		cmd := spec.command(exe, words...)
-		changed, err := spec.install(path, cmd)
+		cmd := spec.files.inst.Command(exe, words...)
+		changed, err := spec.files.inst.Install(path, cmd)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return 1
@@ -496,7 +489,7 @@ func installCommand(c *command, spec installSpec) *command {
 }
 
 func hookUninstallCommand() *command {
-	var s settingsFlags
+	s := claudeSettingsFlags()
 	return uninstallCommand(&command{
 		name:    "claude-code",
 		summary: "remove the stopgate hook from a Claude Code settings file",
@@ -507,23 +500,23 @@ leaves empty. Everything else is kept as it was.
 
 ` + settingsHelp,
 		flags: s.define,
-	}, s.path, claudecode.Uninstall, "hooks")
+	}, s, "hooks")
 }
 
 // uninstallCommand completes c, the `hook uninstall HARNESS` command whose flags c.flags
-// defines: it removes the stopgate hook from the file path names with uninstall. noun is
-// "hook" or "hooks", for the message.
-func uninstallCommand(c *command, path func(e env) (string, error), uninstall func(path string) (bool, error), noun string) *command {
+// defines: it removes the stopgate hook from the file files names with the harness's
+// Installer. noun is "hook" or "hooks", for the message.
+func uninstallCommand(c *command, files *scopeFlags, noun string) *command {
 	c.run = func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
 		name := "hook uninstall " + c.name
 		if len(args) > 0 {
 			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
 		}
-		file, err := path(e)
+		file, err := files.path(e)
 		if err != nil {
 			return usageError(e, name, err.Error())
 		}
-		changed, err := uninstall(file)
+		changed, err := files.inst.Uninstall(file)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return 1

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
+	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/codex"
 )
 
@@ -43,23 +42,15 @@ Install it with 'stopgate hook install codex'.`,
 }
 
 // codexHooksFlags returns the flags choosing the hooks.json install and uninstall edit.
-func codexHooksFlags() *fileFlags {
-	return &fileFlags{
-		userUsage:    "edit $CODEX_HOME/hooks.json (default ~/.codex/hooks.json), for every project (the default)",
-		projectUsage: "edit .codex/hooks.json in the current directory, for this project",
-		fileFlag:     "hooks",
-		fileUsage:    "edit the hooks `FILE`",
-		projectFile:  filepath.Join(".codex", "hooks.json"),
-		userFile: func(e env) (string, error) {
-			if d := e.getenv("CODEX_HOME"); d != "" {
-				return filepath.Abs(filepath.Join(d, "hooks.json"))
-			}
-			home := e.getenv("HOME")
-			if home == "" {
-				return "", errors.New("neither CODEX_HOME nor HOME is set; name the hooks file with -hooks")
-			}
-			return filepath.Join(home, ".codex", "hooks.json"), nil
+func codexHooksFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: codex.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "edit $CODEX_HOME/hooks.json (default ~/.codex/hooks.json), for every project (the default)"},
+			{harness.ScopeProject, "edit .codex/hooks.json in the current directory, for this project"},
 		},
+		fileFlag:  "hooks",
+		fileUsage: "edit the hooks `FILE`",
 	}
 }
 
@@ -95,14 +86,11 @@ stop through. Codex gives the hook ` + fmt.Sprint(codex.HandlerTimeout) + ` s be
 
 ` + codexHooksHelp,
 	}, installSpec{
-		defineFile: c.define,
-		path:       c.path,
-		harness:    "Codex",
-		waits:      time.Duration(codex.HandlerTimeout) * time.Second,
-		stops:      "cancel",
-		command:    codex.Command,
-		install:    codex.Install,
-		installed:  "the Stop and SubagentStop hooks",
+		files:     c,
+		harness:   "Codex",
+		waits:     time.Duration(codex.HandlerTimeout) * time.Second,
+		stops:     "cancel",
+		installed: "the Stop and SubagentStop hooks",
 		after: func(e env, name, path string) int {
 			recs, err := codex.Trust(path)
 			if err != nil {
@@ -115,7 +103,7 @@ stop through. Codex gives the hook ` + fmt.Sprint(codex.HandlerTimeout) + ` s be
 					fmt.Fprintf(e.stdout, "%s\n", r.TOML())
 				}
 			}
-			if c.project {
+			if c.scope() == harness.ScopeProject {
 				fmt.Fprintf(e.stdout, "Codex reads a project's .codex/hooks.json only in a project you trust.\n")
 			}
 			return 0
@@ -136,5 +124,5 @@ for the removed hooks are left alone; Codex ignores entries for hooks that no lo
 
 ` + codexHooksHelp,
 		flags: c.define,
-	}, c.path, codex.Uninstall, "hooks")
+	}, c, "hooks")
 }

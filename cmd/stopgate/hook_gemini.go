@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 
+	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/gemini"
 )
 
@@ -46,23 +45,15 @@ Install it with 'stopgate hook install gemini-cli'.`,
 
 // geminiSettingsFlags returns the flags choosing the Gemini CLI settings file install and
 // uninstall edit.
-func geminiSettingsFlags() *fileFlags {
-	return &fileFlags{
-		userUsage:    "edit ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini/settings.json when set), for every project (the default)",
-		projectUsage: "edit .gemini/settings.json in the current directory, for this project",
-		fileFlag:     "settings",
-		fileUsage:    "edit the settings `FILE`",
-		projectFile:  filepath.Join(".gemini", "settings.json"),
-		userFile: func(e env) (string, error) {
-			home := e.getenv("GEMINI_CLI_HOME")
-			if home == "" {
-				home = e.getenv("HOME")
-			}
-			if home == "" {
-				return "", errors.New("neither GEMINI_CLI_HOME nor HOME is set; name the settings file with -settings")
-			}
-			return filepath.Abs(filepath.Join(home, ".gemini", "settings.json"))
+func geminiSettingsFlags() *scopeFlags {
+	return &scopeFlags{
+		inst: gemini.Installer{},
+		scopes: []scopeFlag{
+			{harness.ScopeUser, "edit ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini/settings.json when set), for every project (the default)"},
+			{harness.ScopeProject, "edit .gemini/settings.json in the current directory, for this project"},
 		},
+		fileFlag:  "settings",
+		fileUsage: "edit the settings `FILE`",
 	}
 }
 
@@ -97,14 +88,11 @@ stop through.
 
 ` + geminiSettingsHelp,
 	}, installSpec{
-		defineFile: g.define,
-		path:       g.path,
-		harness:    "Gemini CLI",
-		waits:      gemini.HandlerTimeout,
-		stops:      "kill",
-		command:    gemini.Command,
-		install:    gemini.Install,
-		installed:  "the AfterAgent hook",
+		files:     g,
+		harness:   "Gemini CLI",
+		waits:     gemini.HandlerTimeout,
+		stops:     "kill",
+		installed: "the AfterAgent hook",
 		after: func(e env, name, path string) int {
 			switch why, err := gemini.HooksDisabled(path); {
 			case err != nil:
@@ -129,5 +117,5 @@ empty. Everything else is kept as it was.
 
 ` + geminiSettingsHelp,
 		flags: g.define,
-	}, g.path, gemini.Uninstall, "hook")
+	}, g, "hook")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stopgate/stopgate/internal/jsonl"
 	"github.com/stopgate/stopgate/internal/wire"
 )
 
@@ -25,7 +26,7 @@ type lineError struct {
 // that handle rejects, is answered with {"error": "line N: ..."} and the rest are still
 // processed. It returns the number of such lines, and the first I/O error.
 func eachLine[In any](r io.Reader, w io.Writer, handle func(in In) (any, error)) (bad int, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	sc := jsonl.NewScanner(r, maxLine)
 	bw := bufio.NewWriter(w)
 	defer func() {
 		if ferr := bw.Flush(); err == nil {
@@ -34,19 +35,15 @@ func eachLine[In any](r io.Reader, w io.Writer, handle func(in In) (any, error))
 	}()
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	for n := 1; ; n++ {
-		line, rerr := readLine(br)
-		if rerr != nil && !errors.Is(rerr, io.EOF) && !errors.Is(rerr, errLineTooLong) {
-			return bad, fmt.Errorf("reading line %d: %w", n, rerr)
-		}
-		if errors.Is(rerr, errLineTooLong) {
+	for n := 1; sc.Scan(); n++ {
+		if sc.TooLong() {
 			bad++
 			if err := enc.Encode(lineError{Error: fmt.Sprintf("line %d: longer than %d bytes", n, maxLine)}); err != nil {
 				return bad, err
 			}
 			continue
 		}
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+		if trimmed := bytes.TrimSpace(sc.Line()); len(trimmed) > 0 {
 			out, herr := decodeAndHandle(trimmed, handle)
 			if herr != nil {
 				bad++
@@ -56,10 +53,11 @@ func eachLine[In any](r io.Reader, w io.Writer, handle func(in In) (any, error))
 				return bad, err
 			}
 		}
-		if errors.Is(rerr, io.EOF) {
-			return bad, nil
-		}
 	}
+	if err := sc.Err(); err != nil {
+		return bad, fmt.Errorf("reading input: %w", err)
+	}
+	return bad, nil
 }
 
 func decodeAndHandle[In any](line []byte, handle func(In) (any, error)) (any, error) {
@@ -73,36 +71,6 @@ func decodeAndHandle[In any](line []byte, handle func(In) (any, error)) (any, er
 		return nil, errors.New("more than one JSON value on the line")
 	}
 	return handle(in)
-}
-
-var errLineTooLong = errors.New("line too long")
-
-// readLine returns the next line without its newline. At the end of input it returns the
-// last (possibly empty) line with io.EOF. A line over maxLine is consumed and reported as
-// errLineTooLong.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) > maxLine {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, errLineTooLong
-		}
-		buf = append(buf, chunk...)
-		switch {
-		case err == nil:
-			return bytes.TrimSuffix(buf, []byte("\n")), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			return buf, err
-		}
-	}
 }
 
 // finishLines turns eachLine's result into an exit status: 2 when any line was bad or the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/stopgate/stopgate"
 	"strings"
 	"testing"
 )
@@ -122,7 +123,7 @@ func TestClassifyError(t *testing.T) {
 		if got["category"] != w.category {
 			t.Errorf("line %d: category %v, want %s (%v)", i+1, got["category"], w.category, got)
 		}
-		for _, k := range []string{"source", "site", "detail", "provider", "retryable_as_is", "retryable_after_remedy", "remedy", "arms"} {
+		for _, k := range []string{"source", "site", "detail", "provider", "retryable_as_is", "retryable_after_remedy", "remedy"} {
 			if _, ok := got[k]; !ok {
 				t.Errorf("line %d: key %q missing: %v", i+1, k, got)
 			}
@@ -130,9 +131,6 @@ func TestClassifyError(t *testing.T) {
 	}
 	if lines[1]["remedy"] != "reduce-context" || lines[1]["source"] != "exception" || lines[1]["site"] != "classify.error" {
 		t.Errorf("overflow line: %v", lines[1])
-	}
-	if arms, _ := lines[1]["arms"].([]any); len(arms) == 0 {
-		t.Errorf("overflow line names no arms: %v", lines[1])
 	}
 	if lines[0]["retryable_after_remedy"] != true || lines[0]["remedy"] != "back-off" {
 		t.Errorf("rate limit posture: %v", lines[0])
@@ -335,7 +333,7 @@ func TestDecide(t *testing.T) {
 		if lines[i]["verdict"] != w.verdict || lines[i]["check"] != w.check {
 			t.Errorf("line %d: verdict %v check %v, want %s %s", i+1, lines[i]["verdict"], lines[i]["check"], w.verdict, w.check)
 		}
-		if trail, _ := lines[i]["trail"].([]any); len(trail) != 8 {
+		if trail, _ := lines[i]["trail"].([]any); len(trail) != len(stopgate.Checks()) {
 			t.Errorf("line %d: trail of %d checks", i+1, len(trail))
 		}
 	}

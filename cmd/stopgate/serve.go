@@ -35,6 +35,7 @@ type serveFlags struct {
 	logLevel    string
 	maxAge      time.Duration
 	maxEvents   int64
+	prof        profileFlags
 }
 
 func (f *serveFlags) define(fs *flag.FlagSet) {
@@ -48,6 +49,7 @@ func (f *serveFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log at `LEVEL` and above: debug, info, warn or error (to stderr)")
 	fs.DurationVar(&f.maxAge, "retain-age", 0, "delete events older than `D` (e.g. 720h), in the background every "+pruneEvery.String()+"; 0 keeps them")
 	fs.Int64Var(&f.maxEvents, "retain-events", 0, "keep only the newest `N` events, pruned in the background every "+pruneEvery.String()+"; 0 keeps them all")
+	f.prof.define(fs)
 	f.sf.define(fs)
 }
 
@@ -170,24 +172,43 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 	if err != nil {
 		return fail(1, "%v", err)
 	}
+	stopProfile, err := f.prof.start()
+	if err != nil {
+		_ = st.Close()
+		return fail(exitUsage, "%v", err)
+	}
 	code := serveOn(ctx, e, log, ln, server.Options{
 		Supervisor: sup,
 		Classifier: classifier,
 		Store:      st,
 		NoRecord:   f.noRecord || (file.Record != nil && !*file.Record),
 		AppendEach: !f.groupCommit,
+		Writers:    logWriters(dsn),
 		Token:      token,
 		// The dashboard reads the same event log.
 		Dashboard:    dashboard.New(st, &dashboard.Options{Logger: log}),
 		MaxBodyBytes: f.maxBody,
 		Logger:       log,
 	}, redactDSN(dsn))
+	if err := stopProfile(); err != nil {
+		log.Error("writing the profile", "err", err)
+		code = 1
+	}
 	if err := st.Close(); err != nil {
 		log.Error("closing the event log", "err", err)
 		return 1
 	}
 	log.Info("stopped")
 	return code
+}
+
+// logWriters is how many group commits serve runs at once: four on PostgreSQL, where each
+// waits on a round trip and a WAL flush, one on SQLite, whose writes take turns.
+func logWriters(dsn string) int {
+	if scheme, _, ok := strings.Cut(dsn, "://"); ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql")) {
+		return 4
+	}
+	return 1
 }
 
 // serveOn runs the server on ln until ctx ends and returns the exit status.

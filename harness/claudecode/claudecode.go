@@ -20,7 +20,7 @@ import (
 func Harness(style Style) harness.Harness {
 	return harness.Harness{
 		Name:      Name,
-		Summary:   "the Claude Code Stop and SubagentStop hook",
+		Summary:   "the Claude Code Stop, SubagentStop and StopFailure hook",
 		Site:      termination.SiteHookClaudeCode,
 		Hook:      Hook{Style: style},
 		Installer: Installer{},

@@ -112,6 +112,17 @@ func ExampleInstall() {
 	//           }
 	//         ]
 	//       }
+	//     ],
+	//     "StopFailure": [
+	//       {
+	//         "hooks": [
+	//           {
+	//             "type": "command",
+	//             "command": "/usr/local/bin/stopgate hook claude-code",
+	//             "timeout": 60
+	//           }
+	//         ]
+	//       }
 	//     ]
 	//   }
 	// }

@@ -49,7 +49,9 @@ func ParseStyle(s string) (Style, error) {
 // To let the agent stop, the driver writes nothing. To keep it going, Answer writes one JSON
 // object in Style (empty means StyleBlock), with the supervisor's message cut to
 // hookio.MaxMessageBytes. A Retry verdict is answered as a stop: a stop hook cannot resend a
-// request, and Claude Code reports API errors through StopFailure, not Stop.
+// request, and Claude Code reports API errors through StopFailure, not Stop. A StopFailure
+// payload is not decided: its Stop carries the run's ending (harness.Stop.Ended, from
+// StopFailureReason), which the driver records, and the hook writes nothing.
 //
 // A transcript that cannot be read is not fatal: the decision is made on the payload alone,
 // and stderr says so. On SubagentStop the transcript read is the sub-agent's own
@@ -68,9 +70,12 @@ func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.St
 	if err != nil {
 		return nil, err
 	}
-	st := hookio.NewStop(p.Ignored, p.Event(), EventStop, EventSubagentStop)
+	st := hookio.NewStop(p.Ignored, p.Event(), EventStop, EventSubagentStop, EventStopFailure)
 	if st.Skip {
 		return st, nil
+	}
+	if st.Event == EventStopFailure {
+		return stopFailure(st, p, now), nil
 	}
 	var s *transcript.Session
 	if path := hookio.StopTranscriptPath(st, p.TranscriptPath, p.AgentTranscriptPath); path != "" {

@@ -457,7 +457,7 @@ func TestClaudeCodeNotes(t *testing.T) {
 		want    string
 	}{
 		{"another event", `{"session_id":"s","hook_event_name":"PreToolUse","last_assistant_message":"` + stalled + `"}`,
-			"stopgate: hook event \"PreToolUse\" is not Stop or SubagentStop; nothing to decide\n"},
+			"stopgate: hook event \"PreToolUse\" is not Stop, SubagentStop or StopFailure; nothing to decide\n"},
 		{"a SubagentStop without its transcript", `{"session_id":"s","hook_event_name":"SubagentStop","agent_id":"a","last_assistant_message":"` + completed + `"}`,
 			"stopgate: no agent_transcript_path in the SubagentStop payload; deciding on the payload alone\n"},
 		{"a field of the wrong type", `{"session_id":"s","cwd":7,"last_assistant_message":"` + completed + `"}`,

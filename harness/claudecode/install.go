@@ -35,7 +35,7 @@ func IsHookCommand(command string) bool {
 // claudeCodeSettings is the Claude Code settings.json.
 var claudeCodeSettings = hooksfile.File{
 	Err:    ErrSettings,
-	Events: []string{EventStop, EventSubagentStop},
+	Events: []string{EventStop, EventSubagentStop, EventStopFailure},
 	Ours:   IsHookCommand,
 	NewHandler: func(command string) hooksfile.Object {
 		return hooksfile.Object{
@@ -46,8 +46,8 @@ var claudeCodeSettings = hooksfile.File{
 	},
 }
 
-// Install adds command as a command hook for Stop and for SubagentStop to the Claude Code
-// settings file at settingsPath, creating the file (and its directory) if it does not exist.
+// Install adds command as a command hook for Stop, SubagentStop and StopFailure (which records
+// why a run ended on an API error, and never blocks) to the Claude Code settings file at settingsPath, creating the file (and its directory) if it does not exist.
 // It reports whether the file changed.
 //
 // Everything else is kept: other top-level keys byte for byte and in their order, other
@@ -60,7 +60,8 @@ func Install(settingsPath string, command string) (changed bool, err error) {
 	return claudeCodeSettings.Install(settingsPath, command)
 }
 
-// Uninstall removes the handlers IsHookCommand recognises from the Stop and SubagentStop hooks
+// Uninstall removes the handlers IsHookCommand recognises from the Stop, SubagentStop and
+// StopFailure hooks
 // of the Claude Code settings file at settingsPath, and reports whether the file changed.
 // Matcher groups, events and the "hooks" object left empty by the removal are removed too;
 // everything else is kept as Install keeps it. A missing file is no error and no change.

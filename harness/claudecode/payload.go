@@ -13,6 +13,10 @@ const (
 	EventStop = "Stop"
 	// EventSubagentStop is a sub-agent's SubagentStop event.
 	EventSubagentStop = "SubagentStop"
+	// EventStopFailure is the event Claude Code (2.1.78 and later) fires instead of Stop when
+	// the turn ended on an API error. Its output is ignored: the run has ended, and the hook
+	// only records why (see StopFailureReason).
+	EventStopFailure = "StopFailure"
 )
 
 // Payload is what Claude Code writes on a Stop or SubagentStop hook's stdin. Every field is
@@ -55,6 +59,16 @@ type Payload struct {
 	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
 	// Effort is the model's reasoning effort, where the model supports one.
 	Effort *Effort `json:"effort,omitempty"`
+
+	// Error, ErrorDetails and ErrorMessage are StopFailure's: the error type Claude Code names
+	// (rate_limit, overloaded, authentication_failed, oauth_org_not_allowed, billing_error,
+	// invalid_request, model_not_found, server_error, max_output_tokens, unknown; "error_type"
+	// in some write-ups, read when "error" is absent), its optional details (a string, or an
+	// object with a message), and an error message. Claude Code also puts the error's text in
+	// LastAssistantMessage.
+	Error        string          `json:"error,omitempty"`
+	ErrorDetails json.RawMessage `json:"error_details,omitempty"`
+	ErrorMessage string          `json:"error_message,omitempty"`
 
 	// Ignored names the fields that were present but not of the documented JSON type (and
 	// so were read as absent), in the order of this struct's fields; for a bad element of a list, the list's name
@@ -139,6 +153,14 @@ func DecodePayload(r io.Reader) (Payload, error) {
 	f.Field("agent_id", &p.AgentID)
 	f.Field("agent_type", &p.AgentType)
 	f.Field("agent_transcript_path", &p.AgentTranscriptPath)
+	f.Field("error", &p.Error)
+	if p.Error == "" {
+		f.Field("error_type", &p.Error)
+	}
+	if raw, ok := f.Fields["error_details"]; ok && !hookio.IsNull(raw) {
+		p.ErrorDetails = raw
+	}
+	f.Field("error_message", &p.ErrorMessage)
 	if raw, ok := f.Fields["effort"]; ok && !hookio.IsNull(raw) {
 		var e Effort
 		var level string

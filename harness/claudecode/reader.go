@@ -17,6 +17,9 @@ import (
 // Format is the Format of Claude Code session transcripts.
 const Format = "claude-code"
 
+// NoStopLocal is the NoStop of a Claude Code turn no model answered.
+const NoStopLocal = "local command: no reply from the model, no Stop hook"
+
 // Reader reads Claude Code session transcripts (JSONL, CLI 2.0 and 2.1): the session and,
 // with it, the transcripts of its sub-agents (<session>/subagents/agent-*.jsonl, or
 // agent-*.jsonl beside the session file for older builds), each one audited as its own
@@ -27,6 +30,12 @@ const Format = "claude-code"
 // recorded (Claude Code mostly writes null), completed otherwise. Nudges are the stop-hook
 // records that refused a stop (a "Stop hook feedback:" message, a blocking attachment); the
 // records of one stop count once.
+//
+// A turn no model answered (transcript.Turn.Local: a local slash command such as /login,
+// /model, /clear or /exit, with its output and the synthetic "No response requested.") is
+// no stop: Claude Code fires no Stop hook there. It is counted as a turn, with NoStopLocal
+// as its NoStop, and not decided. A synthetic "No response requested." after a resumed
+// session's meta prompt is not the agent's final message either.
 //
 // A compaction summariser's transcript (agent-acompact-*.jsonl) is skipped: it is no agent
 // that stops. A sub-agent transcript whose parent session file is missing is audited on its
@@ -110,6 +119,9 @@ func claudeSession(s *transcript.Session, path string, mtime time.Time) *harness
 	for i, tr := range s.Turns {
 		t := SessionTurn(s, i)
 		out.Turns[i] = harness.Turn{Turn: t, Ending: harness.TurnEnding(termination.SiteHookClaudeCode, t, tr.Interrupted), Interrupted: tr.Interrupted, Trigger: string(tr.Trigger)}
+		if tr.Local && !tr.Interrupted {
+			out.Turns[i].NoStop = NoStopLocal
+		}
 	}
 	out.Nudges = readers.HookNudges(s)
 	return out

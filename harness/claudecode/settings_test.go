@@ -88,7 +88,7 @@ func TestInstallUninstall(t *testing.T) {
 			}
 			installed := readString(t, path)
 			golden(t, "settings-"+tt.name+".install.json", []byte(installed))
-			if n := strings.Count(installed, testCommand); n != 2 {
+			if n := strings.Count(installed, testCommand); n != 3 {
 				t.Errorf("the command appears %d times, want once per event", n)
 			}
 			if before != "" {
@@ -154,7 +154,7 @@ func TestInstallUpdatesACommand(t *testing.T) {
 		t.Fatalf("Install with another command = %v, %v; want a change", changed, err)
 	}
 	got := readString(t, path)
-	if strings.Contains(got, testCommand) || strings.Count(got, "/opt/stopgate/bin/stopgate hook claude-code -- --style=context") != 2 {
+	if strings.Contains(got, testCommand) || strings.Count(got, "/opt/stopgate/bin/stopgate hook claude-code -- --style=context") != 3 {
 		t.Errorf("the handlers were not updated in place:\n%s", got)
 	}
 	// The update keeps the handler's place: Stop still has its two groups.

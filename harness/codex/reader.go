@@ -44,12 +44,15 @@ const Format = "codex"
 //	any other error              what termination.Classify makes of its message
 //	                             ("unexpected status 401 …" is auth_failed)
 //	neither                      completed
+//	no task_complete and no      abandoned        the rollout ends mid-turn (Codex was killed
+//	  turn_aborted                                or still runs it): no stop, NoStopCutOff
 //
 // The detail of an error the table names is Codex's own code for it (context_window_exceeded,
-// …). A cancelled turn is not decided: no Stop hook runs then. A turn aborted for another
+// …). A cancelled turn is not decided: no Stop hook runs then. Nor is a turn the rollout ends
+// in the middle of (see cutOff): its NoStop is NoStopCutOff. A turn aborted for another
 // reason, or ended on an error, carries its ending as the Turn's Err, so the supervisor's error
-// check reports it as it would for a runner that ended the run. Codex would call its StopFailure
-// hook there, not Stop; the audit asks what stopgate makes of the end all the same.
+// check reports it as it would for a runner that ended the run. Codex 0.169.0 has no
+// StopFailure hook to report such an end live; the audit asks what stopgate makes of it.
 type Reader struct{}
 
 // Format implements harness.SessionReader.
@@ -101,9 +104,32 @@ func (Reader) Read(path string) ([]*harness.Session, error) {
 		t := SessionTurn(cs, i)
 		ending, interrupted := codexEnding(cs, i, &t)
 		s.Turns[i] = harness.Turn{Turn: t, Ending: ending, Interrupted: interrupted, Trigger: string(tr.Trigger)}
+		if !interrupted && cutOff(cs, i) {
+			s.Turns[i].Ending = termination.Control(termination.SiteHookCodex, termination.Abandoned)
+			s.Turns[i].Ending.Detail = "no task_complete"
+			s.Turns[i].NoStop = NoStopCutOff
+		}
 	}
 	s.Nudges = readers.HookNudges(cs.Session)
 	return []*harness.Session{s}, nil
+}
+
+// NoStopCutOff is the NoStop of a Codex turn the rollout ends in the middle of.
+const NoStopCutOff = "cut off: the rollout ends mid-turn, with no task_complete or turn_aborted"
+
+// cutOff reports whether turn i of cs never finished: Codex started a task for it and wrote
+// neither its task_complete (which it writes after the turn's last response, an error too)
+// nor a turn_aborted. Codex runs the Stop hook when a turn completes, so there was no stop:
+// the process ended (killed, crashed, the terminal closed) or still runs the turn. A rollout
+// with no task records at all (builds before task_started) is not judged.
+func cutOff(cs *transcript.CodexSession, i int) bool {
+	var last *transcript.CodexTask
+	for _, tk := range cs.Tasks {
+		if tk.Turn == i {
+			last = tk
+		}
+	}
+	return last != nil && last.Completed.IsZero() && last.Aborted == ""
 }
 
 // codexEnding says how turn i of cs ended, as Codex documents, and gives t the ending as its

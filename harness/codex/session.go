@@ -26,8 +26,8 @@ import (
 //   - Todos: the latest update_plan plan, for the session's last turn only. The transcript
 //     keeps only the latest plan, so for an earlier turn they are nil (unknown).
 //   - Error: the last error event of the turn when no assistant message followed it, the error
-//     the turn ended on. Codex reports such an end through StopFailure rather than Stop; the
-//     Turn carries it so an audit can say whether a retry was worth making, as SessionTurn's
+//     the turn ended on. Codex 0.169.0 has no hook event for such an end (its hook schemas
+//     list no StopFailure); the Turn carries it so an audit can say whether a retry was worth making, as SessionTurn's
 //     carries a Claude Code API error.
 //   - HostWakes is false and Subagents nil (unknown), as in Turn.
 //   - Nudges.Consecutive is 1 when a Stop hook blocked an earlier stop of the turn (Codex then

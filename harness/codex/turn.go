@@ -66,7 +66,7 @@ func Turn(p Payload, s *transcript.CodexSession, now time.Time) stopgate.Turn {
 			}
 		}
 		snap = turns.Of(s.Session, i, time.Time{}, ProviderOpenAI)
-		snap.APIError = nil // Codex reports API errors through StopFailure, not Stop
+		snap.APIError = nil // an error end is the rollout's to report, not a live Stop's
 		t.Todos = todosOf(s)
 	}
 	t.RunStartedAt = snap.RunStart

@@ -35,7 +35,7 @@ const Format = "gemini-cli"
 //
 //	info "User cancelled the request."        cancelled         the user pressed Esc
 //	info "⚠️  Response truncated due to token  the finish reason the notice stands for (MAX_TOKENS,
-//	  limits.", "…Response stopped due to …"  SAFETY, …), as termination.ClassifyStopToken reads it:
+//	  limits.", "…Response stopped due to …"  SAFETY, …), as termination.ClassifyStop reads it:
 //	                                          output_truncated, content_refusal, …
 //	info "The session has reached the maximum recursion_limit   model.maxSessionTurns: the run-limit member
 //	  number of turns: …"
@@ -191,7 +191,7 @@ func geminiEnding(run []*transcript.GeminiMessage, t *stopgate.Turn) (r terminat
 		r.Detail = said.detail
 		return r, true
 	case said.category == "":
-		c, _ := termination.ClassifyStopToken(ProviderGoogle, said.detail)
+		c, _ := termination.ClassifyStop(ProviderGoogle, said.detail)
 		r = termination.New(site, termination.SourceMetadata, c)
 		if t.Message != nil {
 			t.Message.FinishReason = said.detail

@@ -37,7 +37,8 @@ const (
 // file name), the mode autonomous (nobody answers a batch run), and the host never wakes the
 // agent. The final message is the last model output (SWE-agent's last step response, else its
 // thought; mini-swe-agent's last assistant message), counted as one tool call when it carried
-// an action. Steps, for the loop guard, are the run's actions with their observations (a
+// an action, or as many as its tool calls (mini-swe-agent 2's tool-calling models, whose last
+// message announces the submit command its tool call carries: "I'll submit:"). Steps, for the loop guard, are the run's actions with their observations (a
 // mini-swe-agent observation with a non-zero <returncode> is a failed step). Todos,
 // processes and sub-agents are unknown. When the exit status says the runner ended the run
 // (anything but a completion or a cancellation), the Turn carries that reason as its error,
@@ -167,6 +168,61 @@ type rawMessage struct {
 	Content json.RawMessage `json:"content"`
 	Action  string          `json:"action"`
 	Thought string          `json:"thought"`
+	// ToolCalls are the OpenAI-style tool calls of a mini-swe-agent 2 assistant message
+	// (its default tool-calling models): each one a call of its bash tool.
+	ToolCalls []rawToolCall `json:"tool_calls"`
+	// Extra is mini-swe-agent's metadata of a message: on a tool-calling assistant message
+	// the actions it parsed, on an observation the command's return code.
+	Extra *rawExtra `json:"extra"`
+}
+
+// rawToolCall is one tool call of a chat message; Arguments is the JSON text of the
+// function's arguments ({"command": "…"} for mini-swe-agent's bash tool).
+type rawToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// rawExtra is the part of a mini-swe-agent message's extra field the audit reads.
+type rawExtra struct {
+	Actions []struct {
+		Command string `json:"command"`
+	} `json:"actions"`
+	ReturnCode *int `json:"returncode"`
+}
+
+// commands returns the bash commands of a tool-calling message: its parsed actions, else
+// the command argument of each tool call (the arguments as written when they are not a
+// JSON object with a command).
+func (m rawMessage) commands() []string {
+	var out []string
+	if m.Extra != nil {
+		for _, a := range m.Extra.Actions {
+			if strings.TrimSpace(a.Command) != "" {
+				out = append(out, a.Command)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	for _, tc := range m.ToolCalls {
+		var args struct {
+			Command string `json:"command"`
+		}
+		cmd := tc.Function.Arguments
+		if json.Unmarshal([]byte(cmd), &args) == nil && args.Command != "" {
+			cmd = args.Command
+		}
+		if strings.TrimSpace(cmd) == "" {
+			cmd = tc.Function.Name
+		}
+		out = append(out, cmd)
+	}
+	return out
 }
 
 // rawInfo is a trajectory's info object.
@@ -224,16 +280,19 @@ func sweSteps(traj []rawStep) ([]loopguard.Step, *stopgate.Message) {
 	return steps, m
 }
 
-// bashBlock is mini-swe-agent's action: the first ```bash block of an assistant message.
-var bashBlock = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n```")
+// bashBlock is mini-swe-agent's text-based action: the first ```bash block of an assistant
+// message (mini-swe-agent 1), or ```mswea_bash_command (mini-swe-agent 2's text-based models).
+var bashBlock = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)\\s*\\n(.*?)\\n```")
 
 // returnCode reads mini-swe-agent's observation template.
 var returnCode = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
 
 // chatSteps reads chat messages (a SWE-agent history, or mini-swe-agent's messages when mini
 // is set) into loop-guard steps and the final message. An assistant message's action is its
-// action field (SWE-agent) or its first bash block (mini-swe-agent); the user message that
-// follows is the observation.
+// action field (SWE-agent), its tool calls (mini-swe-agent 2's tool-calling models: one step
+// and one tool call each, the observations the role "tool" messages that follow) or its
+// first bash block (mini-swe-agent's text-based models); the user message that follows is the
+// observation.
 func chatSteps(msgs []rawMessage, mini bool) ([]loopguard.Step, *stopgate.Message) {
 	var steps []loopguard.Step
 	var final *stopgate.Message
@@ -242,6 +301,29 @@ func chatSteps(msgs []rawMessage, mini bool) ([]loopguard.Step, *stopgate.Messag
 			continue
 		}
 		text := m.text()
+		if cmds := m.commands(); mini && len(cmds) > 0 {
+			// The observations: the tool messages after this one, in call order.
+			var obs []rawMessage
+			for _, o := range msgs[i+1:] {
+				if o.Role != "tool" {
+					break
+				}
+				obs = append(obs, o)
+			}
+			for k, cmd := range cmds {
+				thought := ""
+				if k == 0 {
+					thought = strings.TrimSpace(text)
+				}
+				st := actionStep(cmd, thought, "", false)
+				if k < len(obs) {
+					st = observed(st, obs[k])
+				}
+				steps = append(steps, st)
+			}
+			final = &stopgate.Message{Text: text, ToolCalls: len(cmds)}
+			continue
+		}
 		action, thought := m.Action, m.Thought
 		if mini {
 			if sm := bashBlock.FindStringSubmatchIndex(text); sm != nil {
@@ -263,6 +345,23 @@ func chatSteps(msgs []rawMessage, mini bool) ([]loopguard.Step, *stopgate.Messag
 		}
 	}
 	return steps, final
+}
+
+// observed gives a step its observation, a mini-swe-agent tool message: a non-zero return
+// code (extra.returncode, else the <returncode> of the text) makes it the step's error.
+func observed(st loopguard.Step, o rawMessage) loopguard.Step {
+	obs := o.text()
+	st.Result = obs
+	code := 0
+	if o.Extra != nil && o.Extra.ReturnCode != nil {
+		code = *o.Extra.ReturnCode
+	} else if m := returnCode.FindStringSubmatch(obs); m != nil {
+		code, _ = strconv.Atoi(m[1])
+	}
+	if code != 0 {
+		st.Result, st.Error = "", obs
+	}
+	return st
 }
 
 // actionStep makes the loop-guard step of one action and its observation. The tool is the

@@ -95,6 +95,23 @@ func TestParseTrajectory(t *testing.T) {
 			format: FormatMiniSWEAgent, id: "astropy__astropy-1", text: "THOUGHT: done\n\n```bash\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", toolCalls: 1, steps: 2, failed: 1,
 		},
 		{
+			// mini-swe-agent 2's tool-calling shape: the final message announces the submit
+			// command its tool call carries, so it carries one tool call (no dangling colon).
+			name:   "mini-swe-agent tool calls",
+			data:   `{"instance_id":"demo__demo-1","trajectory_format":"mini-swe-agent-1.1","info":{"exit_status":"Submitted"},"messages":[{"role":"user","content":"task"},{"role":"assistant","content":"Run both.","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"command\": \"pytest\"}"}},{"id":"c2","type":"function","function":{"name":"bash","arguments":"{\"command\": \"ls\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"FAILED","extra":{"returncode":1}},{"role":"tool","tool_call_id":"c2","content":"a.py","extra":{"returncode":0}},{"role":"assistant","content":"I'll submit:","tool_calls":[{"id":"c3","type":"function","function":{"name":"bash","arguments":"{\"command\": \"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\"}"}}]},{"role":"exit","content":"","extra":{"exit_status":"Submitted"}}]}`,
+			format: FormatMiniSWEAgent, id: "demo__demo-1", text: "I'll submit:", toolCalls: 1, steps: 3, failed: 1,
+		},
+		{
+			name:   "mini-swe-agent tool calls read from extra.actions, content null",
+			data:   `{"trajectory_format":"mini-swe-agent-1.1","info":{"exit_status":"Submitted"},"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","function":{"name":"bash","arguments":"not json"}}],"extra":{"actions":[{"command":"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT","tool_call_id":"c1"}]}}]}`,
+			format: FormatMiniSWEAgent, id: "x", text: "", toolCalls: 1, steps: 1,
+		},
+		{
+			name:   "mini-swe-agent 2 text-based block",
+			data:   `{"trajectory_format":"mini-swe-agent-1.1","info":{"exit_status":"Submitted"},"messages":[{"role":"assistant","content":"Submitting:\n\n` + "```mswea_bash_command\\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\\n```" + `"}]}`,
+			format: FormatMiniSWEAgent, id: "x", text: "Submitting:\n\n```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```", toolCalls: 1, steps: 1,
+		},
+		{
 			name:   "messages without a format are mini-swe-agent's",
 			data:   `{"info":{"exit_status":"LimitsExceeded"},"messages":[{"role":"assistant","content":"no action"}]}`,
 			format: FormatMiniSWEAgent, id: "x", text: "no action", steps: 1,

@@ -21,9 +21,15 @@
 //	livelock = 1
 //	stop_metadata = 1
 //	error = 2
+//	claims = 1
+//	claims_unverified = 1        # the claims check's second rule, when require_evidence is on
 //
 //	[checks]                     # false turns a check off
 //	stall = true
+//
+//	[claims]
+//	require_evidence = false     # true also blocks a verification claim no run after the last
+//	                             # edit supports (off by default: many honest runs verify nothing)
 package config
 
 import (
@@ -39,6 +45,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/internal/xdg"
 	"github.com/stopgate/stopgate/stall"
 )
 
@@ -58,18 +65,23 @@ type File struct {
 	Store             string          `toml:"store"`
 	// Shadow runs the stop hooks in shadow mode: every decision is made and recorded, a
 	// continuation as a would-block (verdict "shadow"), and the agent is always let stop.
-	Shadow bool `toml:"shadow"`
+	Shadow bool       `toml:"shadow"`
+	Claims ClaimsFile `toml:"claims"`
+}
+
+// ClaimsFile is the [claims] table: the claims check's settings.
+type ClaimsFile struct {
+	// RequireEvidence turns on the claims check's second rule: a verification claim with no
+	// matching run after the last edit blocks too, under its own budget (claims_unverified).
+	RequireEvidence bool `toml:"require_evidence"`
 }
 
 // DefaultPath returns where the configuration file is looked for when none is named:
-// $XDG_CONFIG_HOME/stopgate/config.toml, else ~/.config/stopgate/config.toml. getenv reads
-// the environment.
+// $XDG_CONFIG_HOME/stopgate/config.toml, else ~/.config/stopgate/config.toml (a relative
+// XDG_CONFIG_HOME is ignored); "" when neither variable helps. getenv reads the environment.
 func DefaultPath(getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+	if d := xdg.ConfigHome(getenv); d != "" {
 		return filepath.Join(d, "stopgate", "config.toml")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config", "stopgate", "config.toml")
 	}
 	return ""
 }
@@ -112,8 +124,9 @@ func (f File) Supervisor() (stopgate.Config, error) {
 		return cfg, fmt.Errorf("max_consecutive %d: must not be negative: %w", f.MaxConsecutive, ErrInvalid)
 	}
 	cfg.MaxConsecutive = f.MaxConsecutive
+	cfg.Claims.RequireEvidence = f.Claims.RequireEvidence
 	for name, n := range f.Budgets {
-		c, err := ParseCheck(name)
+		c, err := parseBudget(name)
 		if err != nil {
 			return cfg, fmt.Errorf("budgets: %w", err)
 		}
@@ -165,6 +178,19 @@ func ParseCheck(s string) (stopgate.Check, error) {
 	return "", fmt.Errorf("%q is not a check (want one of %s): %w", s, strings.Join(names, ", "), ErrInvalid)
 }
 
+// parseBudget returns the budget named s: a check, or the claims check's second rule
+// (claims_unverified), which has a budget of its own.
+func parseBudget(s string) (stopgate.Check, error) {
+	if c := stopgate.Check(s); c == stopgate.BudgetUnverifiedClaim {
+		return c, nil
+	}
+	c, err := ParseCheck(s)
+	if err != nil {
+		return "", fmt.Errorf("%w (or %s)", err, stopgate.BudgetUnverifiedClaim)
+	}
+	return c, nil
+}
+
 // BudgetFlag is a flag.Value for repeated -budget check=N flags.
 type BudgetFlag map[string]int
 
@@ -185,7 +211,7 @@ func (b BudgetFlag) Set(s string) error {
 	if !ok || err != nil || n < 0 {
 		return fmt.Errorf("%q: want CHECK=N with N >= 0", s)
 	}
-	if _, err := ParseCheck(name); err != nil {
+	if _, err := parseBudget(name); err != nil {
 		return err
 	}
 	b[name] = n

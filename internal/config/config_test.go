@@ -55,6 +55,41 @@ stall = true
 	}
 }
 
+// TestClaims: the [claims] table turns on the claims check's second rule, and the rule's own
+// budget is set under [budgets] as claims_unverified; both are off or default when absent.
+func TestClaims(t *testing.T) {
+	tests := []struct {
+		name, text string
+		require    bool
+		caps       map[stopgate.Check]int
+	}{
+		{"absent", "", false, nil},
+		{"on, with budgets", "[budgets]\nclaims = 2\nclaims_unverified = 0\n[claims]\nrequire_evidence = true\n", true,
+			map[stopgate.Check]int{stopgate.CheckClaims: 2, stopgate.BudgetUnverifiedClaim: 0}},
+		{"off", "[claims]\nrequire_evidence = false\n", false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Load(write(t, tt.text), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := f.Supervisor()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Claims.RequireEvidence != tt.require || len(cfg.Caps) != len(tt.caps) {
+				t.Errorf("require_evidence %v, caps %v; want %v, %v", cfg.Claims.RequireEvidence, cfg.Caps, tt.require, tt.caps)
+			}
+			for c, n := range tt.caps {
+				if got, ok := cfg.Caps[c]; !ok || got != n {
+					t.Errorf("cap %s = %d (set %v), want %d", c, got, ok, n)
+				}
+			}
+		})
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"unknown key", "colour = \"red\"\n", "unknown key(s) colour"},
@@ -63,6 +98,8 @@ func TestLoadErrors(t *testing.T) {
 		{"negative budget", "[budgets]\nstall = -1\n", "must not be negative"},
 		{"bad timeout", "classifier_timeout = \"soon\"\n", "classifier_timeout"},
 		{"not toml", "mode = \n", "config"},
+		{"unknown claims key", "[claims]\nrequire = true\n", "unknown key(s) claims.require"},
+		{"claims setting not a boolean", "[claims]\nrequire_evidence = \"yes\"\n", "require_evidence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +126,9 @@ func TestLoadErrors(t *testing.T) {
 func TestFlags(t *testing.T) {
 	b := BudgetFlag{}
 	if err := b.Set("stall=3"); err != nil || b["stall"] != 3 {
+		t.Errorf("%v %v", b, err)
+	}
+	if err := b.Set("claims_unverified=2"); err != nil || b["claims_unverified"] != 2 {
 		t.Errorf("%v %v", b, err)
 	}
 	for _, bad := range []string{"stall", "stall=x", "nope=1", "stall=-1"} {

@@ -2,6 +2,9 @@ package wire
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/termination"
 )
@@ -18,22 +21,19 @@ type Reason struct {
 	RetryableAsIs        bool                  `json:"retryable_as_is"`
 	RetryableAfterRemedy bool                  `json:"retryable_after_remedy"`
 	Remedy               termination.Remedy    `json:"remedy"`
-	// Arms names the context-overflow patterns the error's text matched, in list order;
-	// never nil, so it is written as [] rather than null.
-	Arms []string `json:"arms"`
+	// RetryAfterMS is the delay the provider asked for before a retry, in milliseconds;
+	// omitted when it named none.
+	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`
 }
 
-// NewReason returns r as written, with arms (nil for none).
-func NewReason(r termination.Reason, arms []string) Reason {
+// NewReason returns r as written.
+func NewReason(r termination.Reason) Reason {
 	c := r.Category
 	p := r.Posture()
-	if arms == nil {
-		arms = []string{}
-	}
 	return Reason{
 		Category: &c, Source: r.Source, Site: r.Site, Detail: r.Detail, Provider: r.Provider,
 		RetryableAsIs: p.RetryableAsIs, RetryableAfterRemedy: p.RetryableAfterRemedy, Remedy: p.Remedy,
-		Arms: arms,
+		RetryAfterMS: r.RetryAfter.Milliseconds(),
 	}
 }
 
@@ -41,7 +41,7 @@ func NewReason(r termination.Reason, arms []string) Reason {
 // POST /v1/classify/error.
 //
 //	{"provider": "openai", "status": 429, "body": "raw body or message", "name": "RateLimitError",
-//	 "type": "...", "code": "...", "message": "..."}
+//	 "type": "...", "code": "...", "message": "...", "headers": {"retry-after": "7"}}
 type ErrorInput struct {
 	// Provider is the provider family whose shape Body is read in.
 	Provider string `json:"provider"`
@@ -55,6 +55,9 @@ type ErrorInput struct {
 	Type    string          `json:"type"`
 	Code    json.RawMessage `json:"code"`
 	Message string          `json:"message"`
+	// Headers are response headers, where the caller kept them; retry-after (seconds or an
+	// HTTP date) and retry-after-ms are read. Names are matched case-insensitively.
+	Headers map[string]string `json:"headers"`
 }
 
 // APIError builds the error description in names, in the shape the termination classifier
@@ -81,7 +84,30 @@ func (in ErrorInput) APIError() (*termination.APIError, error) {
 	if in.Message != "" {
 		e.Message = in.Message
 	}
+	if d := retryAfterHeader(in.Headers, time.Now()); d > 0 {
+		e.RetryAfter = d
+	}
 	return e, nil
+}
+
+// retryAfterHeader reads the retry-after-ms or retry-after header; zero when neither is
+// readable.
+func retryAfterHeader(h map[string]string, now time.Time) time.Duration {
+	for k, v := range h {
+		if strings.EqualFold(k, "retry-after-ms") {
+			if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && ms > 0 && ms <= 24*3600*1000 {
+				return time.Duration(ms * float64(time.Millisecond))
+			}
+		}
+	}
+	for k, v := range h {
+		if strings.EqualFold(k, "retry-after") {
+			if d, ok := termination.ParseRetryAfter(v, now); ok {
+				return d
+			}
+		}
+	}
+	return 0
 }
 
 // ClassifyError classifies the error in describes.
@@ -91,7 +117,7 @@ func ClassifyError(in ErrorInput) (Reason, error) {
 		return Reason{}, err
 	}
 	r := termination.New(termination.SiteClassifyError, termination.SourceException, termination.Classify(apiErr))
-	return NewReason(r, termination.ContextOverflowArms(apiErr)), nil
+	return NewReason(r), nil
 }
 
 // StopInput is a provider response fragment: the input of `stopgate classify stop` and
@@ -110,7 +136,7 @@ type StopInput struct {
 func ClassifyStop(in StopInput) Reason {
 	c, ok := termination.ClassifyStop(in.Provider, NormalizeNumbers(in.Payload))
 	if !ok {
-		return Reason{Source: termination.SourceMetadata, Site: termination.SiteClassifyStop, Provider: in.Provider, Arms: []string{}}
+		return Reason{Source: termination.SourceMetadata, Site: termination.SiteClassifyStop, Provider: in.Provider}
 	}
-	return NewReason(termination.New(termination.SiteClassifyStop, termination.SourceMetadata, c), nil)
+	return NewReason(termination.New(termination.SiteClassifyStop, termination.SourceMetadata, c))
 }

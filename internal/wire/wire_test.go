@@ -94,16 +94,20 @@ func TestErrorInput(t *testing.T) {
 		category string
 		code     string
 		errSub   string
-		wantArms bool
+		retryMS  int64
 	}{
 		{in: `{"provider":"openai","status":"429"}`, category: "rate_limited"},
 		{in: `{"status":429.0}`, errSub: `field "status": 429.0 is not an HTTP status`},
 		{in: `{"status":99}`, errSub: `is not an HTTP status (100-599)`},
 		{in: `{"status":true}`, errSub: `field "status"`},
-		{in: `{"provider":"openai","status":400,"body":"{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.\",\"code\":\"context_length_exceeded\"}}"}`, category: "context_overflow", wantArms: true},
-		{in: `{"provider":"openai","status":400,"body":{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","code":"context_length_exceeded"}}}`, category: "context_overflow", wantArms: true},
+		{in: `{"provider":"openai","status":400,"body":"{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.\",\"code\":\"context_length_exceeded\"}}"}`, category: "context_overflow"},
+		{in: `{"provider":"openai","status":400,"body":{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","code":"context_length_exceeded"}}}`, category: "context_overflow"},
 		{in: `{"status":429,"code":1234}`, category: "rate_limited", code: "1234"},
 		{in: `{"name":"AbortError"}`, category: "cancelled"},
+		{in: `{"status":429,"headers":{"Retry-After":"7"}}`, category: "rate_limited", retryMS: 7000},
+		{in: `{"status":429,"headers":{"retry-after-ms":"1500","retry-after":"2"}}`, category: "rate_limited", retryMS: 1500},
+		{in: `{"status":429,"body":"Rate limit reached. Please try again in 4.5s."}`, category: "rate_limited", retryMS: 4500},
+		{in: `{"status":429,"headers":{"retry-after":"soon"}}`, category: "rate_limited"},
 	}
 	for _, tt := range tests {
 		var in ErrorInput
@@ -117,7 +121,7 @@ func TestErrorInput(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || r.Category == nil || string(*r.Category) != tt.category || r.Arms == nil || (len(r.Arms) > 0) != tt.wantArms {
+		if err != nil || r.Category == nil || string(*r.Category) != tt.category || r.RetryAfterMS != tt.retryMS {
 			t.Errorf("%s: %+v %v", tt.in, r, err)
 		}
 		if tt.code != "" {
@@ -134,11 +138,11 @@ func TestClassifyStop(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 	r = ClassifyStop(StopInput{Provider: "openai", Payload: map[string]any{"usage": map[string]any{}}})
-	if r.Category != nil || r.Arms == nil || r.Provider != "openai" {
+	if r.Category != nil || r.Provider != "openai" {
 		t.Errorf("no token: %+v", r)
 	}
 	b, _ := json.Marshal(r)
-	if !strings.Contains(string(b), `"category":null`) || !strings.Contains(string(b), `"arms":[]`) {
+	if !strings.Contains(string(b), `"category":null`) {
 		t.Errorf("no token: %s", b)
 	}
 }

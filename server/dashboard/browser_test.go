@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/stopgate/stopgate"
 	"maps"
 	"net/http/httptest"
 	"os"
@@ -206,7 +207,7 @@ func TestBrowser(t *testing.T) {
 		}{
 			"/sessions/s-beta",
 			[]string{"processes/continue", "error/retry", "error/stop"},
-			[]int{8, 8, 8},
+			[]int{len(stopgate.Checks()), len(stopgate.Checks()), len(stopgate.Checks())},
 			[]string{"processes true", "error true", "error true"},
 			[]string{"rate_limited", "auth_failed"},
 		}

@@ -79,6 +79,7 @@ var checkColors = map[stopgate.Check]string{
 	stopgate.CheckLivelock:     "#8a55c0",
 	stopgate.CheckSubagents:    "#16927f",
 	stopgate.CheckProcesses:    "#2b67d1",
+	stopgate.CheckClaims:       "#7a6a1f",
 	stopgate.CheckPendingWake:  "#4aa3df",
 	stopgate.CheckTodos:        "#d4a106",
 	stopgate.CheckStall:        "#cf4f9a",

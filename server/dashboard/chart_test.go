@@ -141,6 +141,11 @@ func TestBuildChartDayTicks(t *testing.T) {
 }
 
 func TestSeriesColors(t *testing.T) {
+	for _, c := range append(stopgate.Checks(), stopgate.CheckCompleted) {
+		if _, ok := checkColors[c]; !ok {
+			t.Errorf("check %s has no hue of its own: it would be drawn in the fallback grey", c)
+		}
+	}
 	seen := map[string]string{}
 	for _, c := range append(stopgate.Checks(), stopgate.CheckCompleted, "some_new_check") {
 		for _, v := range []stopgate.Verdict{stopgate.Stop, stopgate.Continue, stopgate.Retry} {

@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
+	"github.com/stopgate/stopgate"
 	"io"
 	"log/slog"
 	"maps"
@@ -251,6 +252,44 @@ func TestOverviewCounts(t *testing.T) {
 	}
 }
 
+// TestOverviewCountsClaims: decisions of the claims check are counted like any other check's
+// — their own segment in the chart and their own legend entry, and a nudge in the headline —
+// whether the check blocked (continue) or let a supported claim stop.
+func TestOverviewCountsClaims(t *testing.T) {
+	completed := termination.Control(termination.SiteSupervisor, termination.Completed)
+	turn := func(session string) stopgate.Turn {
+		return stopgate.Turn{Harness: "claude-code", Session: session,
+			Message: &stopgate.Message{Text: "All tests pass.", Provider: "anthropic"}}
+	}
+	contradicted := decision(stopgate.Continue, stopgate.CheckClaims,
+		"Your final message says \"All tests pass.\", but the last tests run after your last edit, `make test`, exited with status 2.",
+		nil, stopgate.Blocked, "contradicted: tests claim contradicted: the last tests run after the last edit failed", nil)
+	h := newDashboard(t, openStore(t, []record{
+		{at(14, 5), turn("s-claims"), contradicted},
+		{at(14, 10), turn("s-claims"), decision(stopgate.Stop, stopgate.CheckCompleted, "", &completed, "", "", nil)},
+		{at(15, 5), turn("s-claims-2"), contradicted},
+	}))
+	doc, _ := page(t, h, "/")
+	got := map[string]int64{}
+	for _, r := range doc.one(t, "svg", "class", "decisions-chart").find("rect", "data-count", "") {
+		got[r.Attr["data-check"]+"/"+r.Attr["data-verdict"]] += attrInt(t, r, "data-count")
+	}
+	want := map[string]int64{"claims/continue": 2, "completed/stop": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("chart segments %v, want %v", got, want)
+	}
+	legend := map[string]int64{}
+	for _, li := range doc.find("li", "data-check", "") {
+		legend[li.Attr["data-check"]+"/"+li.Attr["data-verdict"]] = attrInt(t, li, "data-total")
+	}
+	if !maps.Equal(legend, want) {
+		t.Errorf("legend %v, want %v", legend, want)
+	}
+	if n := attrInt(t, doc.one(t, "div", "data-total", "nudges"), "data-count"); n != 2 {
+		t.Errorf("nudges total = %d, want 2 (the two claims blocks)", n)
+	}
+}
+
 func sum(m map[string]int64) int64 {
 	var n int64
 	for _, v := range m {
@@ -391,8 +430,8 @@ func TestSessionView(t *testing.T) {
 			for _, li := range items {
 				got = append(got, dec{li.Attr["data-check"], li.Attr["data-verdict"]})
 				rows := li.find("tr", "data-outcome", "")
-				if len(rows) != 8 {
-					t.Errorf("decision %s: %d trail rows, want all 8 checks", li.Attr["id"], len(rows))
+				if len(rows) != len(stopgate.Checks()) {
+					t.Errorf("decision %s: %d trail rows, want all %d checks", li.Attr["id"], len(rows), len(stopgate.Checks()))
 				}
 				d := ""
 				for _, tr := range li.find("tr", "class", "decided") {

@@ -636,6 +636,7 @@ func testBadInput(t *testing.T, open func(*testing.T) store.Store) {
 		{"no payload", with(good, func(e *store.Event) { e.Payload = nil }), store.ErrInvalidEvent, "payload is empty"},
 		{"payload not JSON", with(good, func(e *store.Event) { e.Payload = json.RawMessage(`{"a":`) }), store.ErrInvalidEvent, "payload is not valid JSON"},
 		{"payload with trailing data", with(good, func(e *store.Event) { e.Payload = json.RawMessage(`{} {}`) }), store.ErrInvalidEvent, "payload is not valid JSON"},
+		{"payload with a raw NUL", with(good, func(e *store.Event) { e.Payload = json.RawMessage("{\"a\":\"\x00\"}") }), store.ErrInvalidEvent, "payload contains a NUL byte"},
 		{"payload not UTF-8", with(good, func(e *store.Event) { e.Payload = json.RawMessage("\"\xff\"") }), store.ErrInvalidEvent, "payload is not valid UTF-8"},
 		{"session not UTF-8", with(good, func(e *store.Event) { e.Session = "s\xc3" }), store.ErrInvalidEvent, "session is not valid UTF-8"},
 		{"NUL in harness", with(good, func(e *store.Event) { e.Harness = "a\x00b" }), store.ErrInvalidEvent, "harness contains a NUL byte"},

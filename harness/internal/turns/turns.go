@@ -60,7 +60,7 @@ func Of(s *transcript.Session, i int, asOf time.Time, provider string) Snapshot 
 		sn.RunStart = s.Turns[run].Start
 		sn.FinalText = tr.FinalText
 		for _, m := range tr.Messages {
-			if m.Kind != transcript.KindAssistant {
+			if m.Kind != transcript.KindAssistant || m.Synthetic {
 				continue
 			}
 			if m.APIError {
@@ -98,7 +98,7 @@ func Steps(turns []*transcript.Turn) []loopguard.Step {
 	var out []loopguard.Step
 	for _, tr := range turns {
 		for _, m := range tr.Messages {
-			if m.Kind != transcript.KindAssistant || m.APIError {
+			if m.Kind != transcript.KindAssistant || m.APIError || m.Synthetic {
 				continue
 			}
 			if len(m.ToolCalls) == 0 {

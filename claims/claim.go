@@ -1,0 +1,162 @@
+package claims
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Kind is what a claim or a run verifies.
+type Kind string
+
+// The kinds of verification a claim can assert and a run can show.
+const (
+	Tests     Kind = "tests"
+	Build     Kind = "build"
+	Lint      Kind = "lint"
+	TypeCheck Kind = "typecheck"
+)
+
+// Claim is one sentence of a final message that asserts a verification succeeded.
+type Claim struct {
+	// Kind is what it claims passed.
+	Kind Kind `json:"kind"`
+	// Sentence is the sentence, as written (markdown emphasis removed).
+	Sentence string `json:"sentence"`
+	// Passed is the number of passing tests it states (0: none stated); Total is the total it
+	// states ("86/86", "all 86 tests"), 0 when none.
+	Passed int `json:"passed,omitempty"`
+	Total  int `json:"total,omitempty"`
+	// Hedged marks a claim qualified by the writer ("except the flaky X", "the failures are
+	// pre-existing", "I could not run them"); a hedged claim is never contradicted.
+	Hedged bool `json:"hedged,omitempty"`
+	// Subset marks a claim about some of the tests ("the new parser tests pass", "core
+	// property tests pass"): a failing run of a wider set does not contradict it.
+	Subset bool `json:"subset,omitempty"`
+}
+
+// claimPatterns recognise a sentence that asserts a kind of verification passed. They are
+// matched against a lower-cased sentence with markdown removed.
+var claimPatterns = []struct {
+	kind Kind
+	re   *regexp.Regexp
+}{
+	{Tests, regexp.MustCompile(`\b(tests?|specs?|test suites?|test cases?|suite)\b[^.;:]{0,40}?\b(pass|passes|passed|passing|green|succeed|succeeds|succeeded)\b`)},
+	{Tests, regexp.MustCompile(`\b(pass|passes|passed|passing)\b[^.;:]{0,20}?\ball\b[^.;:]{0,20}?\b(tests?|specs?)\b`)},
+	{Tests, regexp.MustCompile(`\b\d+\s*/\s*\d+\s+(tests?|specs?|cases?)?\s*(pass|passes|passed|passing|green|ok)\b`)},
+	{Tests, regexp.MustCompile(`\b\d+\s+(tests?|specs?|examples?|cases?)\s*,?\s*(pass|passes|passed|passing|0 failures|zero failures)\b`)},
+	{Tests, regexp.MustCompile(`\b(no|zero|0)\s+(test\s+)?(failures|failing tests|failed tests)\b`)},
+	{Build, regexp.MustCompile(`\b(build|builds|built|compile|compiles|compilation|compiled)\b[^.;:]{0,30}?\b(succeeds|succeeded|successful|successfully|passes|passed|cleanly|clean|verified|without (any )?(errors|warnings))\b`)},
+	{Lint, regexp.MustCompile(`\b(lint|linter|linting|lints|eslint|clippy|rubocop|ruff|golangci-lint|go vet|staticcheck|flake8|pylint|credo)\b[^.;:]{0,30}?\b(clean|passes|passed|no (errors|warnings|issues|problems|findings))\b`)},
+	{TypeCheck, regexp.MustCompile(`\b(type-?checks?|type-?checking|typecheck|tsc|mypy|pyright|types)\b[^.;:]{0,30}?\b(clean|passes|passed|succeeds|no errors)\b`)},
+	{TypeCheck, regexp.MustCompile(`\bno (type|typescript|tsc|mypy) errors\b`)},
+}
+
+// notAssertion marks a sentence that mentions verification without asserting it happened: a
+// plan, a condition, an instruction, a question or a negation.
+var notAssertion = regexp.MustCompile(`\?|\b(if|once|when|whether|unless|until|should|would|will|could|might|may|can|must|need|needs|ensure|ensures|make sure|to verify|verify|let me|let's|i'll|we'll|going to|try|trying|want|expect|hopefully|please|not|never|cannot|can't|couldn't|didn't|don't|doesn't|isn't|aren't|wasn't|weren't|won't|wouldn't|shouldn't|haven't|hasn't|without running|to pass|to be passing|run the|rerun|re-run)\b`)
+
+// subset marks a test claim about some of the tests, not the suite.
+var subset = regexp.MustCompile(`\b(core|new|newly added|added|relevant|affected|targeted|specific|individual|related|modified|updated|changed|my|these|those|this|that|selected|focused|key|critical|basic|single|one)\b(\s+[\w-]+){0,3}\s+(tests?|specs?|test cases?)\b`)
+
+// hedge marks a claim the writer qualified: failures acknowledged, excused, or not run.
+var hedge = regexp.MustCompile(`\b(except|apart from|other than|besides|aside from|excluding|pre-?existing|unrelated|flaky|flakey|known (failures?|issues?)|skipped|xfail|partially|most|mostly|majority|remaining|still (fail|fails|failing|broken)|(\d+|one|two|three|four|five|a few|several|some) (of the )?(tests? |specs? )?(fail|fails|failed|failing|failures?|errors?)|fail(s|ed|ing)? (due to|because)|failures? (are|is|were|was) (pre-?existing|unrelated|expected|known|flaky))\b`)
+
+// zeroFailures is a failure mention that is itself the claim ("0 failed", "no failures").
+var zeroFailures = regexp.MustCompile(`\b(0|no|zero)\s+(test\s+)?(failures?|failed|failing|errors?)\b`)
+
+var (
+	ratio    = regexp.MustCompile(`\b(\d+)\s*/\s*(\d+)\b`)
+	allN     = regexp.MustCompile(`\ball\s+(\d+)\b`)
+	nPassed  = regexp.MustCompile(`\b(\d+)\s+(?:tests?\s+|specs?\s+|examples?\s+|cases?\s+)?(?:are\s+|now\s+)*(?:pass|passes|passed|passing)\b`)
+	markdown = strings.NewReplacer("**", "", "__", "", "`", "", "✅", "", "✓", "", "✔", "", "🎉", "", "*", "")
+)
+
+// Find returns the verification claims in a final message, in order. A sentence that mentions
+// a verification without asserting it (a plan, a condition, a question, a negation) is not a
+// claim.
+func Find(text string) []Claim {
+	var out []Claim
+	for _, s := range sentences(text) {
+		clean := strings.TrimSpace(markdown.Replace(s))
+		low := strings.ToLower(clean)
+		for _, p := range claimPatterns {
+			if !p.re.MatchString(low) {
+				continue
+			}
+			if notAssertion.MatchString(stripZeroFailures(low)) {
+				break
+			}
+			c := Claim{Kind: p.kind, Sentence: clean}
+			c.Hedged = hedge.MatchString(stripZeroFailures(low))
+			if p.kind == Tests {
+				c.Passed, c.Total = claimedCounts(low)
+				// "84/86 pass" acknowledges two failures.
+				c.Hedged = c.Hedged || c.Passed < c.Total
+				c.Subset = subset.MatchString(low)
+			}
+			out = append(out, c)
+			break
+		}
+	}
+	return out
+}
+
+// stripZeroFailures removes "0 failed"/"no failures" phrases, which state the claim rather
+// than hedge or negate it.
+func stripZeroFailures(s string) string { return zeroFailures.ReplaceAllString(s, "") }
+
+// claimedCounts reads the numbers a test claim states: "86/86 pass" (86 of 86), "all 86 tests
+// pass" (86 of 86), "42 tests passed" (42 passed).
+func claimedCounts(s string) (passed, total int) {
+	if m := ratio.FindStringSubmatch(s); m != nil {
+		p, _ := strconv.Atoi(m[1])
+		t, _ := strconv.Atoi(m[2])
+		if t > 0 && p <= t {
+			return p, t
+		}
+	}
+	if m := allN.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, n
+	}
+	if m := nPassed.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, 0
+	}
+	return 0, 0
+}
+
+// sentences splits text into sentences: at line breaks, and after '.', '!' or '?' followed by
+// a space. Code blocks are skipped: a claim is prose.
+func sentences(text string) []string {
+	var out []string
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			continue
+		}
+		if inFence || t == "" {
+			continue
+		}
+		t = strings.TrimLeft(t, "-*+>#| \t")
+		start := 0
+		for i := 0; i < len(t); i++ {
+			switch t[i] {
+			case '.', '!', '?':
+				if i+1 == len(t) || t[i+1] == ' ' {
+					if s := strings.TrimSpace(t[start : i+1]); s != "" {
+						out = append(out, s)
+					}
+					start = i + 1
+				}
+			}
+		}
+		if s := strings.TrimSpace(t[start:]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

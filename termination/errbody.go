@@ -1,0 +1,730 @@
+package termination
+
+import (
+	"cmp"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrorBody is what a provider's error response says, read from whatever shape it arrived in.
+// It is the one error-body reader of stopgate: [ParseErrorBody] and [Classify] read bodies with
+// it, and so does the toolcall package.
+//
+// Where an error wraps another (a proxy's message holding the upstream body, a JSON string
+// holding JSON, an SDK's prose prefix before the object), Message, Type, Code and Generation
+// are the innermost ones found: the innermost error is the most specific. Every message, type
+// and code found on the way is kept as well, outermost first, for the classifier.
+type ErrorBody struct {
+	// Message is the provider's human-readable message.
+	Message string
+	// Type and Code are the error's type and code (a number is kept as its decimal text).
+	Type, Code string
+	// Status is the HTTP status the body states (error.code 429, status_code 503); zero for
+	// none.
+	Status int
+	// RetryAfter is the delay the body asks for (a Google RetryInfo retryDelay, or prose such as
+	// "Please try again in 4.77s"); zero when it names none.
+	RetryAfter time.Duration
+	// Upstream is the upstream provider a gateway names (OpenRouter's metadata.provider_name).
+	Upstream string
+	// Generation is error.failed_generation, the model's own output a provider kept (Groq);
+	// HasGeneration tells an empty one from an absent one. It is never read as the provider's
+	// word: the classifier does not look at it.
+	Generation    string
+	HasGeneration bool
+
+	texts  []string // every message found, outermost first
+	codes  []string // every type, code, status and reason found
+	quotas []string // the quota ids and metrics of a Google QuotaFailure
+	object bool     // an error object was read (JSON or a rendering of one)
+}
+
+// found reports whether anything at all was read.
+func (e ErrorBody) found() bool {
+	return e.Message != "" || e.Type != "" || e.Code != "" || e.HasGeneration
+}
+
+// over returns e with every field inner has replaced by inner's, and inner's texts and codes
+// kept after e's.
+func (e ErrorBody) over(inner ErrorBody) ErrorBody {
+	if inner.Message != "" {
+		e.Message = inner.Message
+	}
+	if inner.Type != "" {
+		e.Type = inner.Type
+	}
+	if inner.Code != "" {
+		e.Code = inner.Code
+	}
+	if inner.HasGeneration {
+		e.Generation, e.HasGeneration = inner.Generation, true
+	}
+	if e.Status == 0 {
+		e.Status = inner.Status
+	}
+	if e.RetryAfter == 0 {
+		e.RetryAfter = inner.RetryAfter
+	}
+	if e.Upstream == "" {
+		e.Upstream = inner.Upstream
+	}
+	e.texts = appendNew(e.texts, inner.texts...)
+	e.codes = appendNew(e.codes, inner.codes...)
+	e.quotas = append(e.quotas, inner.quotas...)
+	e.object = e.object || inner.object
+	return e
+}
+
+// appendNew appends the non-empty strings of add that dst does not hold yet.
+func appendNew(dst []string, add ...string) []string {
+next:
+	for _, s := range add {
+		if s == "" {
+			continue
+		}
+		for _, d := range dst {
+			if d == s {
+				continue next
+			}
+		}
+		dst = append(dst, s)
+	}
+	return dst
+}
+
+const (
+	// maxBodyDepth bounds how many wrappers (a JSON string holding JSON, a proxy's message
+	// holding the upstream body) are opened.
+	maxBodyDepth = 4
+	// maxEmbeddedTries bounds the '{' positions tried when looking for JSON inside prose.
+	maxEmbeddedTries = 32
+	// maxPlainMessage bounds the Message taken from a plain-text body, so an HTML error page
+	// does not become an error string.
+	maxPlainMessage = 1 << 10
+)
+
+// ReadErrorBody reads an error body in any of the shapes seen in the wild, and never fails:
+//
+//   - OpenAI and the OpenAI-compatible family: {"error":{"message","type","param","code"}};
+//     Azure adds error.innererror.code; Groq keeps the model's output in failed_generation.
+//   - Anthropic: {"type":"error","error":{"type","message"}}.
+//   - Google: {"error":{"code","message","status","details"}}, also inside an array as
+//     streamed; details carry reasons, a RetryInfo retryDelay and QuotaFailure ids.
+//   - OpenRouter: the upstream's own body in error.metadata.raw, read as a nested body.
+//   - vLLM, Mistral, Cohere, Bedrock, Ollama: a top-level message, type, code, object or
+//     __type; Ollama's {"error":"…"}; FastAPI's {"detail":…}; {"errors":[{"message"}]}.
+//   - An SSE error event, JSON after an SDK's prose prefix ("Error code: 400 - {…}"), a JSON
+//     string holding JSON, Python's and JavaScript's renderings of the object.
+//   - Anything else is plain text, whose trimmed text (at most 1 KiB) is the Message.
+func ReadErrorBody(body string) ErrorBody {
+	e := readText(body, 0)
+	if e.RetryAfter == 0 {
+		for _, t := range e.texts {
+			if d := retryAfterIn(t); d > 0 {
+				e.RetryAfter = d
+				break
+			}
+		}
+	}
+	return e
+}
+
+func readText(s string, depth int) ErrorBody {
+	s = strings.TrimSpace(s)
+	if s == "" || depth > maxBodyDepth {
+		return ErrorBody{}
+	}
+	if s[0] == '{' || s[0] == '[' || s[0] == '"' {
+		if e, ok := readJSON([]byte(s), depth); ok {
+			if e.found() {
+				return e
+			}
+		}
+	}
+	if strings.IndexByte(s, '{') >= 0 {
+		if e := readEmbedded(s, depth); e.found() {
+			return e
+		}
+	}
+	if e := scrape(s); e.found() {
+		if strings.ContainsRune(e.Message, '{') {
+			if inner := readText(e.Message, depth+1); inner.found() {
+				e = e.over(inner)
+			}
+		}
+		return e
+	}
+	if strings.Contains(s, `\"`) {
+		u := unescapeLoose(s)
+		// Worth it only when the unescaped text held an error object, not just more text.
+		if e := readText(u, depth+1); e.found() && e.object {
+			return e
+		}
+	}
+	m := plainMessage(s)
+	return ErrorBody{Message: m, texts: []string{m}}
+}
+
+// plainMessage is the Message of a body that is not JSON: its text, cut on a rune boundary at
+// maxPlainMessage bytes.
+func plainMessage(s string) string {
+	if len(s) <= maxPlainMessage {
+		return s
+	}
+	cut := maxPlainMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// readJSON reads one JSON value, with one Unmarshal for the shape its first byte names: an
+// object, a string holding a body, or an array whose first readable element is the error
+// (Gemini's stream). ok is false when it is not JSON.
+func readJSON(v []byte, depth int) (ErrorBody, bool) {
+	switch firstByte(v) {
+	case '{':
+		var o errorObject
+		if err := json.Unmarshal(v, &o); err != nil {
+			return ErrorBody{}, false
+		}
+		return o.read(depth), true
+	case '"':
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return ErrorBody{}, false
+		}
+		return readText(s, depth+1), true
+	case '[':
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			return ErrorBody{}, false
+		}
+		for _, it := range items {
+			if e, _ := readJSON(it, depth+1); e.found() {
+				return e, true
+			}
+		}
+		return ErrorBody{}, true
+	}
+	return ErrorBody{}, false
+}
+
+func firstByte(v []byte) byte {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// errorObject is one error object, in the union of the providers' shapes: the fields a
+// provider may write as a string, a number or a list are `any` and read by textOf; "error"
+// is an object (OpenAI, Anthropic, Google and their kin) or a string (Ollama), read by its
+// first byte.
+type errorObject struct {
+	Message    any             `json:"message"`
+	MessageCap any             `json:"Message"` // AWS
+	Detail     any             `json:"detail"`  // FastAPI, some gateways
+	Type       any             `json:"type"`
+	Code       any             `json:"code"`
+	Status     any             `json:"status"`
+	StatusCode any             `json:"status_code"`
+	StatusCam  any             `json:"statusCode"`
+	AWSType    any             `json:"__type"`
+	ErrorCode  any             `json:"error_code"`
+	Object     any             `json:"object"`
+	Param      any             `json:"param"`
+	Reason     any             `json:"reason"` // Google's errors[].reason
+	Error      json.RawMessage `json:"error"`
+	ErrorCap   json.RawMessage `json:"Error"` // botocore's {"Error":{"Message","Code"}}
+	Data       json.RawMessage `json:"data"`  // an event whose data holds the error
+	Errors     []errorObject   `json:"errors"`
+	Details    json.RawMessage `json:"details"`
+	Inner      *struct {
+		Code any `json:"code"`
+	} `json:"innererror"`
+	Metadata *struct {
+		Raw          any `json:"raw"`
+		ProviderName any `json:"provider_name"`
+		ProviderCode any `json:"provider_error_code"`
+	} `json:"metadata"`
+	FailedGeneration json.RawMessage `json:"failed_generation"`
+}
+
+// googleDetail is one element of a Google error's details: an ErrorInfo reason, a RetryInfo
+// delay or a QuotaFailure's violations.
+type googleDetail struct {
+	Reason     any `json:"reason"`
+	RetryDelay any `json:"retryDelay"`
+	ErrorCode  any `json:"error_code"` // Anthropic's details object
+	Violations []struct {
+		QuotaID     any `json:"quotaId"`
+		QuotaMetric any `json:"quotaMetric"`
+	} `json:"violations"`
+}
+
+// textOf is a decoded JSON value read as text: a string as it is (trimmed), a number or
+// boolean as its literal, a list as its elements' texts joined by "; ", an object as its msg,
+// message or detail.
+func textOf(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case []any:
+		var parts []string
+		for _, it := range v {
+			if t := textOf(it); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "; ")
+	case map[string]any:
+		return cmp.Or(textOf(v["msg"]), textOf(v["message"]), textOf(v["detail"]))
+	}
+	return ""
+}
+
+// read reads the object and whatever it wraps.
+func (o *errorObject) read(depth int) ErrorBody {
+	var own ErrorBody
+	own.object = true
+	own.Message = cmp.Or(textOf(o.Message), textOf(o.MessageCap), textOf(o.Detail))
+	typ, awsType, code := textOf(o.Type), textOf(o.AWSType), textOf(o.Code)
+	if typ == "error" {
+		typ = "" // Anthropic's constant envelope type
+	}
+	own.Type = cmp.Or(typ, awsType)
+	own.Code = code
+	if n := statusNumber(code); n != 0 {
+		own.Status = n
+		own.Code = ""
+	}
+	status := textOf(o.Status)
+	if n := firstNonZero(statusNumber(status), statusNumber(textOf(o.StatusCode)), statusNumber(textOf(o.StatusCam))); n != 0 && own.Status == 0 {
+		own.Status = n
+	}
+	own.codes = appendNew(nil, typ, awsType, code, textOf(o.ErrorCode))
+	if statusNumber(status) == 0 {
+		if own.Type == "" {
+			own.Type = status // Google's status, RESOURCE_EXHAUSTED
+		}
+		own.codes = appendNew(own.codes, status)
+	}
+	if fg := o.FailedGeneration; len(fg) > 0 && string(fg) != "null" {
+		own.HasGeneration = true
+		var s string
+		if json.Unmarshal(fg, &s) == nil {
+			own.Generation = s
+		} else {
+			own.Generation = string(fg)
+		}
+	}
+	if o.Inner != nil {
+		own.codes = appendNew(own.codes, textOf(o.Inner.Code))
+	}
+	o.readDetails(&own)
+	for i := range o.Errors {
+		m := textOf(o.Errors[i].Message)
+		own.texts = appendNew(own.texts, m)
+		own.codes = appendNew(own.codes, textOf(o.Errors[i].Code), textOf(o.Errors[i].Type), textOf(o.Errors[i].Reason))
+		if own.Message == "" {
+			own.Message = m
+		}
+	}
+	own.texts = appendNew(appendNew(nil, own.Message), own.texts...)
+
+	var inner ErrorBody
+	if len(o.Error) == 0 {
+		o.Error = o.ErrorCap
+	}
+	if len(o.Error) == 0 && firstByte(o.Data) == '{' && own.Message == "" {
+		o.Error = o.Data
+	}
+	switch firstByte(o.Error) {
+	case '{', '[':
+		if depth < maxBodyDepth {
+			inner, _ = readJSON(o.Error, depth+1)
+		}
+	case '"':
+		var s string
+		_ = json.Unmarshal(o.Error, &s)
+		s = strings.TrimSpace(s)
+		if own.Message == "" && !strings.ContainsRune(s, '{') {
+			own.Message = s
+			own.texts = appendNew(own.texts, s)
+		} else {
+			inner = readText(s, depth+1)
+		}
+	}
+	if strings.ContainsRune(own.Message, '{') {
+		if e := readText(own.Message, depth+1); e.found() && e.Message != own.Message {
+			inner = e.over(inner)
+		}
+	}
+	own = own.over(inner)
+	if m := o.Metadata; m != nil {
+		own.Upstream = cmp.Or(own.Upstream, textOf(m.ProviderName))
+		own.codes = appendNew(own.codes, textOf(m.ProviderCode))
+		if raw := textOf(m.Raw); raw != "" && depth < maxBodyDepth {
+			up := readText(raw, depth+1)
+			own.texts = appendNew(own.texts, up.texts...)
+			own.codes = appendNew(own.codes, up.codes...)
+			own.quotas = append(own.quotas, up.quotas...)
+			if own.Type == "" {
+				own.Type = up.Type
+			}
+			if own.Code == "" {
+				own.Code = up.Code
+			}
+			if own.RetryAfter == 0 {
+				own.RetryAfter = up.RetryAfter
+			}
+		}
+	}
+	return own
+}
+
+// readDetails reads a Google details array (reasons, retry delay, quota violations) or an
+// Anthropic details object (error_code).
+func (o *errorObject) readDetails(own *ErrorBody) {
+	var list []googleDetail
+	switch firstByte(o.Details) {
+	case '[':
+		_ = json.Unmarshal(o.Details, &list)
+	case '{':
+		var d googleDetail
+		if json.Unmarshal(o.Details, &d) == nil {
+			list = append(list, d)
+		}
+	}
+	for _, d := range list {
+		reason, code := textOf(d.Reason), textOf(d.ErrorCode)
+		own.codes = appendNew(own.codes, reason, code)
+		if own.Code == "" {
+			own.Code = cmp.Or(reason, code)
+		}
+		if dl, ok := parseDelay(textOf(d.RetryDelay)); ok && own.RetryAfter == 0 {
+			own.RetryAfter = dl
+		}
+		for _, v := range d.Violations {
+			own.quotas = appendNew(own.quotas, textOf(v.QuotaID), textOf(v.QuotaMetric))
+		}
+	}
+}
+
+// statusNumber is s as an HTTP status when it is a three-digit number in [100, 600).
+func statusNumber(s string) int {
+	if len(s) != 3 {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 100 || n >= 600 {
+		return 0
+	}
+	return n
+}
+
+func firstNonZero(ns ...int) int {
+	for _, n := range ns {
+		if n != 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// readEmbedded finds the first JSON error object inside surrounding text (an SSE event, a
+// client library's "Error code: 400 - {...}").
+func readEmbedded(s string, depth int) ErrorBody {
+	tries := 0
+	for i := 0; i < len(s) && tries < maxEmbeddedTries; i++ {
+		if s[i] != '{' {
+			continue
+		}
+		tries++
+		end := matchJSONObject(s, i)
+		if end < 0 {
+			continue
+		}
+		var o errorObject
+		if json.Unmarshal([]byte(s[i:end]), &o) != nil || !o.envelope() {
+			continue
+		}
+		if e := o.read(depth + 1); e.found() {
+			// The prose around the object is the SDK's or the gateway's own: keep it too.
+			e.texts = appendNew(e.texts, strings.TrimSpace(s[:i]+" "+s[end:]))
+			return e
+		}
+		i = end - 1
+	}
+	return ErrorBody{}
+}
+
+// envelope reports whether an object found inside prose looks like an error, rather than an
+// argument object the prose happens to quote: it has an error or a failed_generation, or a
+// message with a type, code, status_code or param, or it is an "error" object.
+func (o *errorObject) envelope() bool {
+	if o.Error != nil || o.FailedGeneration != nil {
+		return true
+	}
+	if o.Message == nil {
+		return false
+	}
+	return o.Type != nil || o.Code != nil || o.StatusCode != nil || o.Param != nil || o.Object == "error"
+}
+
+// matchJSONObject returns the end (exclusive) of the JSON object or array opening at s[i],
+// tracking double-quoted strings; -1 when it does not close.
+func matchJSONObject(s string, i int) int {
+	depth := 0
+	inString := false
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		if inString {
+			switch c {
+			case '\\':
+				j++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return -1
+}
+
+// scrape reads error fields out of text that is not JSON but renders the same object: Python's
+// repr ({'error': {'code': 'tool_use_failed', ...}}) and JavaScript's (code: "tool_use_failed").
+func scrape(s string) ErrorBody {
+	var e ErrorBody
+	e.Message, _ = scrapeField(s, "message")
+	e.Type, _ = scrapeField(s, "type")
+	e.Code, _ = scrapeField(s, "code")
+	e.Generation, e.HasGeneration = scrapeField(s, "failed_generation")
+	if e.found() {
+		e.object = true
+		e.texts = appendNew(nil, e.Message, s)
+		e.codes = appendNew(nil, e.Type, e.Code)
+	}
+	return e
+}
+
+// scrapeField finds key used as a field name (optionally quoted, then ':' or '=') and returns
+// the quoted string literal that follows it.
+func scrapeField(s, key string) (string, bool) {
+	for off := 0; off < len(s); {
+		k := strings.Index(s[off:], key)
+		if k < 0 {
+			return "", false
+		}
+		start := off + k
+		off = start + len(key)
+		if start > 0 && (isIdentByte(s[start-1]) || s[start-1] == '-' || s[start-1] == '.') {
+			continue
+		}
+		j := off
+		if j < len(s) && isIdentByte(s[j]) {
+			continue
+		}
+		for j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == '\\') {
+			j++
+		}
+		j = skipSpace(s, j)
+		if j >= len(s) || (s[j] != ':' && s[j] != '=') {
+			continue
+		}
+		j = skipSpace(s, j+1)
+		if j >= len(s) || (s[j] != '"' && s[j] != '\'') {
+			continue
+		}
+		if v, ok := readQuoted(s, j); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// readQuoted decodes the string literal whose opening quote is s[i], accepting the escapes of
+// JSON, Python and JavaScript.
+func readQuoted(s string, i int) (string, bool) {
+	q := s[i]
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case c == q:
+			return b.String(), true
+		case c == '\\' && j+1 < len(s):
+			j++
+			switch e := s[j]; e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case 'u', 'x':
+				n := 4
+				if e == 'x' {
+					n = 2
+				}
+				if j+n < len(s) {
+					if v, err := strconv.ParseUint(s[j+1:j+1+n], 16, 32); err == nil {
+						b.WriteRune(rune(v))
+						j += n
+						continue
+					}
+				}
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			default:
+				b.WriteByte(e)
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false
+}
+
+// unescapeLoose removes one level of backslash escaping, for a body that was logged as the
+// contents of a string literal ("event: error\ndata: {\"error\":...}").
+func unescapeLoose(s string) string {
+	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\r`, "\r", `\"`, `"`, `\\`, `\`, `\/`, "/", `\'`, "'")
+	return r.Replace(s)
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func skipSpace(s string, j int) int {
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
+		j++
+	}
+	return j
+}
+
+// retryAfterIn reads a provider's "try again in 4.77s" (OpenAI, Groq), "retry in 45.2s"
+// (Gemini) or "retry after 20 seconds" out of a message; zero when it says none.
+func retryAfterIn(msg string) time.Duration {
+	lower := strings.ToLower(msg)
+	for _, lead := range [...]string{"try again in ", "retry in ", "retry after ", "retry-after: ", "retrydelay\":\""} {
+		i := strings.Index(lower, lead)
+		if i < 0 {
+			continue
+		}
+		rest := lower[i+len(lead):]
+		j := 0
+		for j < len(rest) && strings.IndexByte("0123456789.hmsu", rest[j]) >= 0 {
+			j++
+		}
+		tok := strings.TrimRight(rest[:j], ".")
+		switch {
+		case tok == "":
+			continue
+		case strings.HasPrefix(rest[j:], " second"), strings.HasPrefix(rest[j:], " sec"):
+			tok += "s"
+		case strings.HasPrefix(rest[j:], " minute"):
+			tok += "m"
+		case strings.HasPrefix(rest[j:], " hour"):
+			tok += "h"
+		case strings.HasPrefix(rest[j:], " millisecond"):
+			tok += "ms"
+		}
+		if d, ok := parseDelay(tok); ok {
+			return d
+		}
+	}
+	return 0
+}
+
+// parseDelay parses a Go-style duration ("45s", "2m52.8s", "6ms") between zero and a day.
+func parseDelay(s string) (time.Duration, bool) {
+	if s == "" {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > 24*time.Hour {
+		return 0, false
+	}
+	return d, true
+}
+
+// ParseRetryAfter reads a Retry-After header value: delay seconds ("7", "1.5") or an HTTP date,
+// which is taken relative to now. ok is false for a value it cannot read, a date in the past,
+// or a delay longer than a day.
+func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		return parseDelay(strconv.FormatFloat(secs, 'f', -1, 64) + "s")
+	}
+	t, ok := parseHTTPDate(v)
+	if !ok {
+		return 0, false
+	}
+	d := t.Sub(now)
+	if d <= 0 || d > 24*time.Hour {
+		return 0, false
+	}
+	return d, true
+}
+
+// parseHTTPDate reads an HTTP date in the three formats RFC 9110 allows (IMF-fixdate, RFC 850,
+// asctime), as net/http's ParseTime does; the termination package stays free of net/http.
+func parseHTTPDate(v string) (time.Time, bool) {
+	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// ParseErrorBody describes a provider's error response as an *APIError: provider and status as
+// given, Body kept exactly as received, and Type, Code, Message and RetryAfter read from the
+// body by [ReadErrorBody]. A status below 400 (zero for unknown, or 200 for an error that
+// arrived inside a stream) gives way to the HTTP status the body states. The Retry-After header
+// is the caller's to read ([ParseRetryAfter]).
+func ParseErrorBody(provider string, status int, body string) *APIError {
+	b := ReadErrorBody(body)
+	e := &APIError{Provider: provider, Status: status, Body: body, Type: b.Type, Code: b.Code,
+		Message: b.Message, RetryAfter: b.RetryAfter}
+	if e.Status < 400 && b.Status >= 400 {
+		e.Status = b.Status
+	}
+	// A gateway's message with the upstream's own after it: "Provider returned error
+	// (Anthropic): prompt is too long: …".
+	if len(b.texts) > 1 && b.Upstream != "" {
+		if up := b.texts[len(b.texts)-1]; up != e.Message {
+			e.Message += " (" + b.Upstream + "): " + up
+		}
+	}
+	e.parsed, e.parsedFrom = &b, body
+	return e
+}

@@ -1,0 +1,417 @@
+package termination
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// features is a provider's error as words: its class name, type, codes and quota ids split
+// into words (RateLimitError, rate_limit_exceeded and RESOURCE_EXHAUSTED read as "rate limit
+// error", "rate limit exceeded", "resource exhausted"), then its message and every message the
+// body holds, lower-cased. norm is the words joined by single spaces, with a space at each end.
+//
+// The text is read once, word by word, against one vocabulary ([vocabulary]): each entry is a
+// word, a phrase of words, or a stem (the start of a word, written "stem*"), and names the kind
+// of evidence it is (a quantity, an exceeding, a filter word, a transport word, …). has then
+// says which kinds the text holds; [providerEvidence] combines the kinds by its one rule.
+type features struct {
+	norm string
+	// has holds the kinds of evidence the text holds; over the same kinds outside the phrases
+	// in which "context" or "exceeded" is not a quantity ("context deadline exceeded",
+	// "context canceled"), for the overflow rule.
+	has, over kind
+	// nonASCII says the text holds a byte that is not ASCII, so the vocabulary of scripts
+	// written without spaces between words is worth looking for.
+	nonASCII bool
+}
+
+// maxFeatureText bounds the text the features read, in bytes.
+const maxFeatureText = 16 << 10
+
+func readFeatures(a *APIError, b *ErrorBody) features {
+	var w wordWriter
+	w.b.Grow(len(a.Name) + len(a.Type) + len(a.Code) + len(a.Message) + 64)
+	w.add(a.Name)
+	w.add(a.Type)
+	w.add(a.Code)
+	for _, s := range b.codes {
+		if s != a.Type && s != a.Code {
+			w.add(s)
+		}
+	}
+	for _, s := range b.quotas {
+		w.add(s)
+	}
+	w.add(a.Message)
+	for _, s := range b.texts {
+		if s != a.Message {
+			w.add(s)
+		}
+	}
+	if !b.object && len(b.texts) == 0 {
+		w.add(a.Body)
+	}
+	f := features{norm: " " + w.b.String() + " ", nonASCII: w.nonASCII}
+	f.scan()
+	return f
+}
+
+// scan looks every word of the text up in the vocabulary, once.
+func (f *features) scan() {
+	norm := f.norm
+	masked := 0 // norm before this offset is inside a masking phrase
+	for pos := 1; pos < len(norm); {
+		end := pos + strings.IndexByte(norm[pos:], ' ')
+		if end < pos {
+			break
+		}
+		word, rest := norm[pos:end], norm[pos:]
+		var k kind
+		if e := vocab.words[word]; e != nil {
+			k |= e.word
+			for _, p := range e.phrases {
+				if strings.HasPrefix(rest, p.text) {
+					k |= p.kind
+					if p.kind&kMask != 0 {
+						masked = max(masked, pos+len(p.text))
+					}
+				}
+			}
+		}
+		if len(word) >= 3 {
+			for _, s := range vocab.stems[word[:3]] {
+				if strings.HasPrefix(rest, s.text) {
+					k |= s.kind
+				}
+			}
+		}
+		f.has |= k
+		if pos >= masked {
+			f.over |= k
+		}
+		pos = end + 1
+	}
+}
+
+// any reports whether the text holds a word of any of the kinds.
+func (f *features) any(k kind) bool { return f.has&k != 0 }
+
+// contains reports whether any of the strings is anywhere in the text: for scripts written
+// without spaces between words, and compounds.
+func (f *features) contains(subs ...string) bool {
+	for _, s := range subs {
+		if strings.Contains(f.norm, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordWriter writes text as lower-case words separated by single spaces. A word is a run of
+// letters and digits; a camel-case boundary (rateLimit, APIConnection) starts a new word; a
+// thousands separator inside a number is dropped; the comparison signs > < >= <= ≥ ≤ are words
+// of their own; everything else separates.
+type wordWriter struct {
+	b        strings.Builder
+	nonASCII bool
+}
+
+// runeAt decodes the rune at s[i], ASCII without a call; 0 past the end.
+func runeAt(s string, i int) (rune, int) {
+	if i >= len(s) {
+		return 0, 0
+	}
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+func isAlnum(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func isUpper(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsUpper(r)
+}
+
+func isLower(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z'
+	}
+	return unicode.IsLower(r)
+}
+
+func isDigit(r rune) bool { return '0' <= r && r <= '9' }
+
+func (w *wordWriter) add(s string) {
+	if s == "" || w.b.Len() >= maxFeatureText {
+		return
+	}
+	if len(s) > maxFeatureText {
+		s = s[:maxFeatureText]
+	}
+	inWord := false
+	var prev rune
+	for i := 0; i < len(s); {
+		var r rune
+		if c := s[i]; c < utf8.RuneSelf {
+			// The common case, ASCII, without a call per byte.
+			i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if !inWord {
+					w.space()
+				}
+				w.b.WriteByte(c)
+				inWord, prev = true, rune(c)
+				continue
+			case c == ' ' || c == '_' || c == '-' || c == '.' || c == ':' || c == '"' || c == '/' || c == '\'':
+				inWord, prev = false, rune(c)
+				continue
+			}
+			r = rune(c)
+		} else {
+			var n int
+			r, n = utf8.DecodeRuneInString(s[i:])
+			i += n
+		}
+		next, _ := runeAt(s, i)
+		switch {
+		case isAlnum(r):
+			boundary := inWord && isUpper(r) &&
+				(isLower(prev) || isDigit(prev) || (isUpper(prev) && isLower(next)))
+			if !inWord || boundary {
+				w.space()
+			}
+			switch {
+			case 'A' <= r && r <= 'Z':
+				w.b.WriteByte(byte(r) + 'a' - 'A')
+			case r < utf8.RuneSelf:
+				w.b.WriteByte(byte(r))
+			default:
+				w.nonASCII = true
+				w.b.WriteRune(unicode.ToLower(r))
+			}
+			inWord = true
+		case r == ',' && isDigit(prev) && isDigit(next):
+			continue // 6,000
+		case r == '>' || r == '<' || r == '≥' || r == '≤':
+			w.space()
+			w.b.WriteRune(r)
+			if next == '=' {
+				w.b.WriteByte('=')
+			}
+			inWord = false
+		default:
+			inWord = false
+		}
+		prev = r
+	}
+}
+
+func (w *wordWriter) space() {
+	if w.b.Len() > 0 {
+		w.b.WriteByte(' ')
+	}
+}
+
+// inputCap: a statement of the input's cap: "maximum context length", "max model len",
+// "maximum prompt length", "max input tokens": max or maximum, at most two words, a quantity
+// of the input, then a measure.
+func (f *features) inputCap() bool {
+	if !f.any(kMaxWord) {
+		return false
+	}
+	ws := strings.Fields(f.norm)
+	for i, w := range ws {
+		if w != "max" && w != "maximum" {
+			continue
+		}
+		for j := i + 1; j <= i+3 && j+1 < len(ws); j++ {
+			switch ws[j] {
+			case "context", "prompt", "input", "model", "sequence":
+				switch ws[j+1] {
+				case "length", "len", "size", "window", "token", "tokens":
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// reduce: a request for less input: "reduce the length of the messages", "shorten your
+// prompt": reduce, shorten or trim, then within five words what to reduce.
+func (f *features) reduce() bool {
+	if !f.any(kReduceWord) {
+		return false
+	}
+	ws := strings.Fields(f.norm)
+	for i, w := range ws {
+		if w != "reduce" && w != "shorten" && w != "trim" {
+			continue
+		}
+		for j := i + 1; j <= i+5 && j < len(ws); j++ {
+			switch ws[j] {
+			case "length", "size", "prompt", "context", "input", "messages", "tokens":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// requestExceedsLimit reports whether the text states a limit and a request larger than it:
+// "Limit 6000, Requested 20000", "requested 319487 tokens, max 300000".
+func (f *features) requestExceedsLimit() bool {
+	if !f.any(kRequested) {
+		return false
+	}
+	var limit, req int64 = -1, -1
+	ws := strings.Fields(f.norm)
+	for i := 0; i+1 < len(ws); i++ {
+		if !isNumber(ws[i+1]) {
+			continue
+		}
+		n, err := strconv.ParseInt(ws[i+1], 10, 64)
+		if err != nil {
+			continue
+		}
+		switch ws[i] {
+		case "limit", "max", "maximum":
+			if limit < 0 {
+				limit = n
+			}
+		case "requested":
+			if req < 0 {
+				req = n
+			}
+		}
+	}
+	return limit >= 0 && req > limit
+}
+
+// overflow: the input is too large for the model. A quantity (tokens, characters, context,
+// window, prompt, input, length, size) together with either an exceeding against a limit
+// ("exceeds … maximum", "> 200000 maximum", "longer than … context"), or "too long", "too
+// large", "too many", "overflow", a request to reduce the input, or a statement of the input
+// cap, or the allowed range of the input's length or size. Two guards (a 429 counts as a per-time limit): an error about the output cap alone
+// (max_tokens, completion tokens, with no word of the input) is not an overflow; and a
+// per-time rate limit is an overflow only when the one request is larger than the limit
+// ("Limit 6000, Requested 20000", "request too large").
+func (f *features) overflow(status int) bool {
+	g := f.over
+	if g&kQuantity == 0 {
+		return false
+	}
+	if g&kOutput != 0 && g&kInput == 0 {
+		return false
+	}
+	if status == 429 || g&kPerTime != 0 {
+		return g&kTooLarge != 0 || f.requestExceedsLimit()
+	}
+	if g&(kTooLarge|kTooMuch) != 0 || f.reduce() || f.inputCap() {
+		return true
+	}
+	if g&kRange != 0 && g&kInput != 0 && g&kMeasure != 0 {
+		return true // "Range of input length should be [1, 6000]": the input left its allowed range
+	}
+	return g&kExceed != 0 && g&kLimit != 0
+}
+
+// filter: a provider's safety, moderation or content-policy block, in English or in the other
+// languages providers answer in. Strong words decide alone; "safety", "policy", "sensitive",
+// "blocked", "filtered", "refused" and "risk" need a word of what was judged (content, prompt,
+// output) or of the judging (violation, detected, flagged, rejected, system).
+func (f *features) filter() bool {
+	if f.any(kFilterStrong) || f.has&kFilterSoft != 0 && f.has&kJudged != 0 {
+		return true
+	}
+	if f.contains("richtlinie", "sicherheit") {
+		return true
+	}
+	return f.nonASCII && f.contains("安全", "敏感", "违规", "違規", "审核", "審核", "不当", "不當", "不適切", "违反", "有害", "风控", "風控",
+		"정책", "안전", "유해", "безопас", "модерац", "запрещ", "недопуст", "polític", "sécurité", "modération")
+}
+
+// billing: quota or credit exhausted, which only a person fixes (pay, change plan). Google
+// sends "check your plan and billing details" on every quota 429, per-minute ones included,
+// so for Google only a per-day quota or a zero limit counts.
+func (f *features) billing(provider string, quotas []string) bool {
+	perDay := f.any(kPerDay) && f.any(kQuotaWord)
+	p := strings.ToLower(provider)
+	google := strings.HasPrefix(p, "google") || strings.HasPrefix(p, "gemini") || strings.HasPrefix(p, "vertex") ||
+		len(quotas) > 0 || f.any(kGoogle)
+	if google {
+		return perDay || f.any(kLimitZero) || (f.any(kFree) && f.any(kTier) && f.any(kNegation))
+	}
+	upgrade := f.any(kUpgrade) && f.any(kPlan)
+	return perDay || upgrade || f.any(kBilling)
+}
+
+// recursion: an agent graph's recursion limit.
+func (f *features) recursion() bool { return f.any(kRecursion) }
+
+// abort: the caller aborted, cancelled or interrupted the request. A connection that was
+// aborted ("Connection aborted", ECONNABORTED) is the transport's, not the caller's.
+func (f *features) abort() bool { return f.any(kAbort) && !f.any(kConnection) }
+
+// streamCut: a response that began and broke off. A process that terminated crashed; nothing
+// was cut.
+func (f *features) streamCut() bool {
+	if f.any(kProcess) {
+		return false
+	}
+	return f.any(kCut) || f.any(kStreaming) && f.any(kStreamBreak)
+}
+
+// timeout: a deadline passed.
+func (f *features) timeout() bool { return f.any(kTimeout) }
+
+// untrusted: a TLS certificate the client would not trust.
+func (f *features) untrusted() bool { return f.any(kCertificate) && f.any(kUntrusted) }
+
+// transport: the request never completed at the transport level.
+func (f *features) transport() bool { return f.any(kTransport) }
+
+// rate: a rate limit or throttle.
+func (f *features) rate() bool {
+	return f.any(kRate) || f.nonASCII && f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多")
+}
+
+// credentials: a missing, wrong or unauthorised credential, or an account that may not be
+// used.
+func (f *features) credentials() bool {
+	return f.any(kCredentials) || f.any(kAccount) && f.any(kAccountBarred)
+}
+
+// noModel: the model asked for does not exist.
+func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
+
+// empty: the provider answered with nothing: "no output", "none were returned", "response is
+// empty", "without sending any chunks".
+func (f *features) empty() bool { return f.any(kEmpty) || f.any(kEmptyWord) && f.any(kNone) }
+
+// truncated: the answer was cut off against the output cap ("the length limit was reached",
+// LengthFinishReasonError, "response too long").
+func (f *features) truncated() bool {
+	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach)
+}
+
+// providerFault: the provider failed on its side, or the process serving the model
+// terminated ("llama runner process has terminated: exit status 1").
+func (f *features) providerFault() bool {
+	return f.any(kFault) || f.any(kProcess) && f.any(kProcessEnd)
+}
+
+// invalid: the request itself is malformed.
+func (f *features) invalid() bool { return f.any(kInvalid) }

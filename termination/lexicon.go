@@ -1,0 +1,232 @@
+package termination
+
+import (
+	"fmt"
+	"strings"
+)
+
+// kind is a set of kinds of evidence a provider's words give, one bit each.
+type kind uint64
+
+// The kinds of evidence. Each is one list in [lexicon]; the feature methods of [features]
+// combine them.
+const (
+	kQuantity      kind = 1 << iota // what an input is measured in: tokens, characters, context, …
+	kInput                          // the input: context, prompt, messages, history, …
+	kOutput                         // the output cap: output, completion, max_tokens, …
+	kPerTime                        // a per-time rate: per minute, TPM, rate limit, …
+	kTooLarge                       // "too large"
+	kTooMuch                        // too long, too big, too many, overflow
+	kExceed                         // exceeds, over, greater, longer, >, …
+	kLimit                          // a limit: limit, maximum, context window, capacity, allowed, …
+	kMaxWord                        // max, maximum: the start of a statement of the input cap
+	kReduceWord                     // reduce, shorten, trim: the start of a request for less input
+	kRequested                      // requested: a stated request size
+	kMask                           // phrases in which "context" or "exceeded" is no quantity
+	kFilterStrong                   // moderation, guardrail, content policy, … decide alone
+	kFilterSoft                     // safety, policy, blocked, refused, … need a kJudged word
+	kJudged                         // what was judged, or the judging: content, violation, detected, …
+	kPerDay                         // per day, daily, monthly
+	kQuotaWord                      // quota, limit, throttle, allocation, too many
+	kUpgrade                        // upgrade
+	kPlan                           // plan, tier, paid
+	kGoogle                         // Google's quota vocabulary: googleapis, resource exhausted
+	kLimitZero                      // "limit 0": a quota of nothing
+	kFree                           // free
+	kTier                           // tier
+	kNegation                       // not, no, doesn't
+	kBilling                        // billing, credit, arrears, insufficient quota, payment required, …
+	kRecursion                      // recursion limit
+	kAbort                          // abort, cancel, interrupt, client closed request
+	kConnection                     // connection, socket, ECONN…, deadline: an abort that is not the caller's
+	kProcess                        // a process, exit status: a crash, not a cut
+	kProcessEnd                     // terminated, exited, killed, died: with kProcess, a crash
+	kRange                          // range: with an input's measure, an allowed range it left
+	kMeasure                        // length, size: what an input's range is stated in
+	kCut                            // premature close, incomplete read, stream ended, terminated, …
+	kStreaming                      // streaming, mid stream
+	kStreamBreak                    // connection, idle, partial: with kStreaming, a cut
+	kTimeout                        // timeout, timed out, deadline
+	kCertificate                    // certificate, x509
+	kUntrusted                      // verify, untrusted, self-signed, expired, unknown authority, …
+	kTransport                      // connection, socket, reset, refused, EOF, DNS, TLS, max retries, …
+	kRate                           // rate limit, throttle, quota, too many requests, …
+	kCredentials                    // unauthorized, forbidden, API key, permission, …
+	kAccount                        // account
+	kAccountBarred                  // suspended, disabled, banned, locked, …
+	kModel                          // model
+	kNotFound                       // not found, does not exist, try pulling, …
+	kEmpty                          // no output, empty response, none were returned, …
+	kEmptyWord                      // empty
+	kNone                           // none
+	kTruncated                      // finish reason length, response too long, …
+	kOutputCap                      // length limit, token limit, max tokens
+	kReach                          // reached
+	kFault                          // overloaded, internal, unavailable, upstream, crash, out of memory, …
+	kInvalid                        // invalid, malformed, unsupported, bad request, required, …
+)
+
+// lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
+// whole) and its stems (written "stem*", matched at the start of a word; a stem may span words,
+// "rate limit*"). They are words any provider uses, never one provider's sentence.
+var lexicon = map[kind][]string{
+	kQuantity: {"token*", "character*", "chars*", "context*", "prompt*", "input*", "length*", "ctx*",
+		"window*", "payload*", "size*", "byte*", "sequence*"},
+	kInput: {"context*", "prompt*", "input*", "ctx*", "window*", "payload*", "message*", "sequence*",
+		"conversation*", "history*"},
+	kOutput: {"output*", "completion*", "generation*", "max tokens", "max new tokens", "max completion tokens",
+		"max output tokens", "num predict"},
+	kPerTime: {"per minute", "per min", "per day", "per hour", "per second", "tpm", "rpm", "tpd", "rpd",
+		"itpm", "otpm", "rate limit", "rate limited"},
+	kTooLarge:   {"too large"},
+	kTooMuch:    {"too long", "too big", "too many", "overflow*"},
+	kExceed:     {"exceed*", "surpass*", "over", "greater", "longer", "larger", "more than", "beyond", "above", ">", ">=", "<=", "≥", "≤"},
+	kLimit:      {"limit*", "maxim*", "context*", "window*", "ctx*", "capacit*", "allow*", "availab*", "max"},
+	kMaxWord:    {"max", "maximum"},
+	kReduceWord: {"reduce", "shorten", "trim"},
+	kRequested:  {"requested"},
+	kMask:       {"context deadline exceeded", "deadline exceeded", "context canceled", "context cancelled"},
+
+	kFilterStrong: {"moderat*", "flagged*", "harmful*", "inappropriat*", "prohibited*", "guardrail*", "unsafe*",
+		"censor*", "jailbreak*", "objectionable*", "offensive*", "toxic*", "nsfw*",
+		"responsible ai", "content filter", "content filtering", "content management", "safety system",
+		"safety filter", "safety filters", "data inspection", "high risk", "usage policy", "usage policies",
+		"content policy", "content policies", "acceptable use", "safety reasons", "safety concerns",
+		// the same words in the other languages providers answer in
+		"moderaci*", "moderazion*", "inapropiad*", "inadequad*", "sicurezza*"},
+	kFilterSoft: {"safety*", "polic*", "sensitive*", "blocked*", "filtered*", "refus*", "risk*", "security warning*"},
+	kJudged: {"content*", "violat*", "block*", "reject*", "system*", "usage*", "trigger*", "detect*", "flag*",
+		"harm*", "prompt*", "response*", "output*", "input*"},
+
+	kPerDay:    {"per day", "daily", "perday", "monthly", "per month"},
+	kQuotaWord: {"quota*", "limit*", "throttl*", "allocation*", "too many"},
+	kUpgrade:   {"upgrad*"},
+	kPlan:      {"plan*", "tier*", "paid*"},
+	kGoogle:    {"googleapis*", "resource exhausted"},
+	kLimitZero: {"limit 0"},
+	kFree:      {"free*"},
+	kTier:      {"tier*"},
+	kNegation:  {"doesn t", "not", "no"},
+	kBilling: {"billing*", "arrear*", "overdue*", "credit*", "insufficient quota", "insufficient balance",
+		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
+
+	kRecursion:  {"recursion limit"},
+	kAbort:      {"abort*", "cancel*", "interrupt*", "client closed request"},
+	kConnection: {"connect*", "econn*", "socket*", "deadline*"},
+
+	kProcess:    {"exit status", "process", "processes", "runner"},
+	kProcessEnd: {"terminated", "exited", "exit status", "killed", "died", "crashed"},
+	kRange:      {"range"},
+	kMeasure:    {"length*", "size*", "len"},
+	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
+		"stream ended", "ended unexpectedly", "terminated", "stream closed", "stream disconnected",
+		"stream interrupted", "response ended", "body ended", "unexpected end of stream"},
+	kStreaming:   {"streaming", "stream idle", "mid stream"},
+	kStreamBreak: {"connect*", "idle*", "partial*"},
+
+	kTimeout: {"timeout*", "etimedout*", "timedout*", "timed out", "time out", "deadline exceeded", "deadline",
+		"took too long"},
+	kCertificate: {"certificate*", "x509*", "cert*"},
+	kUntrusted: {"verif*", "untrust*", "selfsigned*", "expired*", "issuer*", "self signed", "unknown authority",
+		"not trusted", "hostname mismatch", "invalid"},
+	kTransport: {"connect*", "disconnect*", "socket*", "econn*", "enotfound*", "eai*", "epipe*", "ehostunreach*",
+		"enetunreach*", "enetdown*", "getaddrinfo*", "unreachable*", "handshake*", "dns*", "network*", "goaway*",
+		"peer", "reset", "refused", "eof", "tls", "ssl", "no such host", "name resolution", "resolve host",
+		"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe",
+		"name or service not known", "nodename nor servname"},
+	kRate: {"ratelimit*", "throttl*", "quota*", "rate limit*", "too many requests", "resource exhausted",
+		"requests per", "tokens per", "tpm", "rpm", "slow down", "concurrency limit", "concurrent requests"},
+	kCredentials: {"unauthori*", "unauthenticat*", "authenticat*", "forbidden*", "credential*", "apikey*", "oauth*",
+		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
+		"access token", "invalid token", "token expired", "expired token"},
+	kAccount:       {"account"},
+	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*"},
+	kModel:         {"model*"},
+	kNotFound: {"not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
+		"not a valid model", "try pulling", "pull the model"},
+	kEmpty:     emptyPhrases(),
+	kEmptyWord: {"empty*"},
+	kNone:      {"none"},
+	kTruncated: {"length finish reason", "finish reason length", "response too long", "output too long"},
+	kOutputCap: {"length limit", "token limit", "output limit", "max tokens"},
+	kReach:     {"reach*"},
+	kFault: {"overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
+		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
+		"temporarily", "backend error", "server had an error", "busy", "capacity"},
+	kInvalid: {"invalid*", "malformed*", "unsupported*", "validat*", "unprocessabl*", "unrecogni*", "incorrect*",
+		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
+		"missing", "unknown parameter"},
+}
+
+// emptyPhrases are the ways of saying an answer held nothing: "no output", "empty response",
+// "response is empty", "without sending any chunks", "none were returned".
+func emptyPhrases() []string {
+	out := []string{"none were returned", "returned nothing", "or empty"}
+	for _, w := range []string{"output", "response", "content", "completion", "reply", "text", "result",
+		"message", "choices", "candidates", "object", "chunks", "generation"} {
+		out = append(out, "no "+w, "empty "+w, w+" is empty", w+" was empty", "without sending any "+w)
+	}
+	return out
+}
+
+// lexEntry is a phrase or a stem of the lexicon with its kinds. A phrase's text ends in a
+// space, so that it matches whole words only.
+type lexEntry struct {
+	text string
+	kind kind
+}
+
+// vocabulary is the lexicon indexed for one pass over the words: whole words by the word, the
+// phrases by their first word, the stems by their first three bytes.
+type vocabulary struct {
+	words map[string]*wordEntry
+	stems map[string][]lexEntry
+}
+
+type wordEntry struct {
+	word    kind
+	phrases []lexEntry
+}
+
+var vocab = buildVocabulary(lexicon)
+
+func buildVocabulary(lex map[kind][]string) vocabulary {
+	v := vocabulary{words: map[string]*wordEntry{}, stems: map[string][]lexEntry{}}
+	entry := func(w string) *wordEntry {
+		e := v.words[w]
+		if e == nil {
+			e = &wordEntry{}
+			v.words[w] = e
+		}
+		return e
+	}
+	for k, list := range lex {
+		for _, s := range list {
+			switch {
+			case strings.HasSuffix(s, "*"):
+				stem := strings.TrimSuffix(s, "*")
+				if len(stem) < 3 {
+					panic(fmt.Sprintf("termination: stem %q is shorter than three bytes", stem))
+				}
+				v.stems[stem[:3]] = mergeEntry(v.stems[stem[:3]], stem, k)
+			case strings.Contains(s, " "):
+				first, _, _ := strings.Cut(s, " ")
+				e := entry(first)
+				e.phrases = mergeEntry(e.phrases, s+" ", k)
+			default:
+				entry(s).word |= k
+			}
+		}
+	}
+	return v
+}
+
+func mergeEntry(list []lexEntry, text string, k kind) []lexEntry {
+	for i := range list {
+		if list[i].text == text {
+			list[i].kind |= k
+			return list
+		}
+	}
+	return append(list, lexEntry{text, k})
+}
