@@ -31,13 +31,10 @@ func TestManifestsCarryVersion(t *testing.T) {
 		{"plugins/claude-code/.claude-plugin/plugin.json", field("version")},
 		{"plugins/codex/.codex-plugin/plugin.json", field("version")},
 		{"gemini-extension.json", field("version")},
-		{".claude-plugin/marketplace.json", func(m map[string]any) []any {
-			out := []any{m["metadata"].(map[string]any)["version"]}
-			for _, p := range m["plugins"].([]any) {
-				out = append(out, p.(map[string]any)["version"])
-			}
-			return out
-		}},
+		{"plugins/copilot/plugin.json", field("version")},
+		{"plugins/opencode/package.json", field("version")},
+		{".claude-plugin/marketplace.json", marketplaceVersions},
+		{".github/plugin/marketplace.json", marketplaceVersions},
 	}
 	for _, m := range manifests {
 		t.Run(m.path, func(t *testing.T) {
@@ -95,4 +92,14 @@ func TestReadmeInstallVersion(t *testing.T) {
 	if !strings.Contains(string(b), want) {
 		t.Errorf("README.md has no %q", want)
 	}
+}
+
+// marketplaceVersions returns the version fields of a Claude Code or Copilot CLI marketplace
+// file: its metadata's and each plugin's.
+func marketplaceVersions(m map[string]any) []any {
+	out := []any{m["metadata"].(map[string]any)["version"]}
+	for _, p := range m["plugins"].([]any) {
+		out = append(out, p.(map[string]any)["version"])
+	}
+	return out
 }

@@ -225,3 +225,115 @@ func TestDoctorGemini(t *testing.T) {
 		t.Errorf("doctor does not report the extension: %+v", fs["gemini-cli"])
 	}
 }
+
+// TestDoctorCopilot: a hook installed with `stopgate hook install copilot --project` in a
+// folder Copilot CLI does not trust is found, and the fix says how to trust it; once the
+// folder is in trustedFolders, no problem; a Copilot CLI older than agentStop is found; the
+// plugin installed with `copilot plugin install` is reported, its launcher's missing binary
+// found until stopgate is on PATH, and the plugin found disabled once
+// `copilot plugin disable` turned it off.
+func TestDoctorCopilot(t *testing.T) {
+	t.Parallel()
+	s := newCopilotSession(t, nil)
+	cli, _ := copilotBinary(t)
+	s.env = withPath(withoutStopgate(s.env), filepath.Dir(cli))
+	// The session's capture hook is no stopgate hook; the doctor must pass over it.
+	installHook(t, s.sessionDirs, s.env, "copilot")
+	fs, code := runDoctor(t, s.project, s.env, "copilot")
+	assertOneProblem(t, fs["copilot"], code, "this one is not trusted")
+	if bad := failing(fs["copilot"]); len(bad) == 1 && !strings.Contains(bad[0].Fix, "--trust-folder") {
+		t.Errorf("the trust problem's fix %q does not say how to trust the folder", bad[0].Fix)
+	}
+
+	writeFile(t, filepath.Join(s.home, ".copilot", "config.json"), `{"trustedFolders":[`+jsonString(s.project)+`]}`)
+	fs, code = runDoctor(t, s.project, s.env, "copilot")
+	if code != 0 || len(failing(fs["copilot"])) > 0 {
+		t.Fatalf("in a trusted folder doctor exited %d with problems %+v, want none", code, failing(fs["copilot"]))
+	}
+
+	old := filepath.Join(s.base, "old-copilot")
+	writeExecutable(t, filepath.Join(old, "copilot"), `echo "GitHub Copilot CLI 0.0.400."`)
+	fs, code = runDoctor(t, s.project, withPath(s.env, old), "copilot")
+	assertOneProblem(t, fs["copilot"], code, "0.0.400, older than 0.0.401, the first with agentStop")
+
+	installCopilotPlugin(t, s)
+	fs, code = runDoctor(t, s.project, s.env, "copilot")
+	assertOneProblem(t, fs["copilot"], code, "finds no stopgate binary")
+	s.env = withPath(s.env, filepath.Dir(stopgateBinary(t)))
+	fs, code = runDoctor(t, s.project, s.env, "copilot")
+	if code != 0 || len(failing(fs["copilot"])) > 0 {
+		t.Errorf("with the plugin doctor exited %d with problems %+v, want none", code, failing(fs["copilot"]))
+	}
+	found := false
+	for _, f := range fs["copilot"] {
+		found = found || f.Name == "plugin stopgate@stopgate" && f.Status == "ok" && strings.Contains(f.Detail, filepath.Join("plugins", "copilot"))
+	}
+	if !found {
+		t.Errorf("doctor does not report the plugin installed from plugins/copilot: %+v", fs["copilot"])
+	}
+	runCLI(t, s.project, s.env, cli, "plugin", "disable", "stopgate@stopgate")
+	fs, code = runDoctor(t, s.project, s.env, "copilot")
+	assertOneProblem(t, fs["copilot"], code, "installed but disabled")
+}
+
+// TestDoctorOpencode: the plugin `stopgate hook install opencode` writes is reported with the
+// binary it runs, and found broken once that binary has gone; the package plugins/opencode
+// installed with `opencode plugin` is reported, and its launcher's missing binary found.
+func TestDoctorOpencode(t *testing.T) {
+	t.Parallel()
+	d := newSessionDirs(t, "unused")
+	env := withPath(withoutStopgate(append(d.baseEnv(), "XDG_CONFIG_HOME="+filepath.Join(d.home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(d.home, ".cache"), "XDG_DATA_HOME="+filepath.Join(d.home, ".local", "share"))),
+		filepath.Dir(opencodeCLI.binary(t)))
+
+	moved := filepath.Join(d.base, "moved", "stopgate")
+	b, err := os.ReadFile(stopgateBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, moved, string(b))
+	if err := os.Chmod(moved, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(moved, "hook", "install", "opencode", "--project")
+	cmd.Dir, cmd.Env = d.project, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("stopgate hook install opencode: %v\n%s", err, out)
+	}
+	fs, code := runDoctor(t, d.project, env, "opencode")
+	if code != 0 || len(failing(fs["opencode"])) > 0 {
+		t.Fatalf("doctor exited %d with problems %+v, want none", code, failing(fs["opencode"]))
+	}
+	if err := os.Remove(moved); err != nil {
+		t.Fatal(err)
+	}
+	fs, code = runDoctor(t, d.project, env, "opencode")
+	assertOneProblem(t, fs["opencode"], code, moved+" does not exist")
+	cmd = exec.Command(stopgateBinary(t), "hook", "uninstall", "opencode", "--project")
+	cmd.Dir, cmd.Env = d.project, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("stopgate hook uninstall opencode: %v\n%s", err, out)
+	}
+
+	pkg := filepath.Join(repoRoot(t), "plugins", "opencode")
+	runCLI(t, d.project, env, opencodeCLI.binary(t), "plugin", pkg)
+	fs, code = runDoctor(t, d.project, env, "opencode")
+	assertOneProblem(t, fs["opencode"], code, "finds no stopgate binary")
+	found := false
+	for _, f := range fs["opencode"] {
+		found = found || strings.HasPrefix(f.Name, "plugin @stopgate/opencode in ") && f.Status == "ok"
+	}
+	if !found {
+		t.Errorf("doctor does not report the package installed by opencode plugin: %+v", fs["opencode"])
+	}
+	fs, code = runDoctor(t, d.project, withPath(env, filepath.Dir(stopgateBinary(t))), "opencode")
+	if code != 0 || len(failing(fs["opencode"])) > 0 {
+		t.Errorf("with stopgate on PATH doctor exited %d with problems %+v, want none", code, failing(fs["opencode"]))
+	}
+}
+
+// jsonString returns s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

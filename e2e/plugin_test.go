@@ -15,6 +15,7 @@ import (
 
 	"github.com/stopgate/stopgate"
 	fa "github.com/stopgate/stopgate/e2e/internal/fakeanthropic"
+	fc "github.com/stopgate/stopgate/e2e/internal/fakechat"
 	fg "github.com/stopgate/stopgate/e2e/internal/fakegemini"
 	fo "github.com/stopgate/stopgate/e2e/internal/fakeopenai"
 	"github.com/stopgate/stopgate/harness/codex"
@@ -476,4 +477,96 @@ func writeExecutable(t *testing.T, path, body string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// installCopilotPlugin adds the repository's Copilot CLI marketplace
+// (.github/plugin/marketplace.json) with `copilot plugin marketplace add` and installs the
+// plugin from it with `copilot plugin install stopgate@stopgate`, and checks that Copilot CLI
+// lists it, enabled, at this release.
+func installCopilotPlugin(t *testing.T, s *copilotSession) {
+	t.Helper()
+	cli, _ := copilotBinary(t)
+	root := repoRoot(t)
+	runCLI(t, s.project, s.env, cli, "plugin", "marketplace", "add", root)
+	if out := runCLI(t, s.project, s.env, cli, "plugin", "marketplace", "browse", "stopgate"); !strings.Contains(out, "agentStop") {
+		t.Fatalf("copilot plugin marketplace browse stopgate does not offer the Copilot CLI plugin:\n%s", out)
+	}
+	runCLI(t, s.project, s.env, cli, "plugin", "install", "stopgate@stopgate")
+	if out := runCLI(t, s.project, s.env, cli, "plugin", "list"); !strings.Contains(out, "stopgate@stopgate (v"+stopgate.Version+") (enabled)") {
+		t.Fatalf("copilot plugin list does not show stopgate@stopgate %s enabled:\n%s", stopgate.Version, out)
+	}
+	var settings struct {
+		EnabledPlugins map[string]bool `json:"enabledPlugins"`
+	}
+	readJSON(t, filepath.Join(s.home, ".copilot", "settings.json"), &settings)
+	if !settings.EnabledPlugins["stopgate@stopgate"] {
+		t.Fatalf("~/.copilot/settings.json does not enable stopgate@stopgate: %+v", settings)
+	}
+}
+
+// TestCopilotPlugin: the Copilot CLI plugin, installed with `copilot plugin install` and the
+// binary found on PATH by the launcher, blocks a trailing promise once and then lets the
+// agent stop.
+func TestCopilotPlugin(t *testing.T) {
+	t.Parallel()
+	s := newCopilotSession(t, func(r *fc.Request) fc.Response {
+		switch {
+		case !r.HasTool("bash"):
+			return fc.Reply("OK")
+		case hasToolResult(r, "bash"):
+			return fc.Reply(tpSummary)
+		case len(copilotPending(r)) > 0:
+			return fc.Reply(tpActing, bashCall("call_run", "echo ok"))
+		default:
+			return fc.Reply(tpStalled)
+		}
+	})
+	s.env = withPath(s.env, filepath.Dir(stopgateBinary(t)))
+	installCopilotPlugin(t, s)
+	final := s.run(tpPrompt)
+	if final != tpSummary {
+		s.dump()
+		t.Fatalf("the run ended on %q, want the summary %q", final, tpSummary)
+	}
+	reqs := s.agentRequests()
+	if len(reqs) != 3 {
+		s.dump()
+		t.Fatalf("the model was asked %d times, want 3 (stall, nudged action, summary)", len(reqs))
+	}
+	if got := copilotPending(reqs[1]); len(got) != 1 || !quotes(got[0], tpPromise) {
+		t.Errorf("after the stalled stop the model received nudges %q, want one quoting %q", got, tpPromise)
+	}
+	if all := s.lastNudges(); len(all) != 1 {
+		t.Errorf("the run held %d nudges, want exactly 1: %q", len(all), all)
+	}
+	assertCopilotPayloads(t, s, []bool{false, true}, false)
+	ps := s.payloads()
+	if len(ps) > 0 {
+		session, _ := ps[0]["sessionId"].(string)
+		if names, _ := filepath.Glob(filepath.Join(pluginState(s.home), "copilot-"+session+"*")); len(names) == 0 {
+			t.Errorf("the plugin's hook kept no state for session %s in %s", session, pluginState(s.home))
+		}
+	}
+}
+
+// TestCopilotPluginMissingBinary: with no stopgate binary anywhere the launcher looks, the
+// plugin's hook lets the agent stop on its trailing promise.
+func TestCopilotPluginMissingBinary(t *testing.T) {
+	t.Parallel()
+	s := newCopilotSession(t, func(r *fc.Request) fc.Response {
+		if !r.HasTool("bash") {
+			return fc.Reply("OK")
+		}
+		return fc.Reply(tpStalled)
+	})
+	s.env = withoutStopgate(s.env)
+	installCopilotPlugin(t, s)
+	if final := s.run(tpPrompt); final != tpStalled {
+		s.dump()
+		t.Fatalf("the run ended on %q, want the stall %q: a missing binary must not block", final, tpStalled)
+	}
+	if n := len(s.agentRequests()); n != 1 {
+		t.Errorf("the model was asked %d times, want 1: a missing binary must not block", n)
+	}
+	assertCopilotPayloads(t, s, []bool{false}, false)
 }

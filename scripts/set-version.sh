@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 old=$(cat VERSION)
 printf '%s\n' "$new" > VERSION
 for f in plugins/claude-code/.claude-plugin/plugin.json plugins/codex/.codex-plugin/plugin.json \
-	gemini-extension.json .claude-plugin/marketplace.json; do
+	plugins/copilot/plugin.json plugins/opencode/package.json gemini-extension.json \
+	.claude-plugin/marketplace.json .github/plugin/marketplace.json; do
 	sed -i.bak "s/\"version\": \"$old\"/\"version\": \"$new\"/g" "$f" && rm -f "$f.bak"
 done
 sed -i.bak "s/^version=$old\$/version=$new/" plugins/stopgate-hook && rm -f plugins/stopgate-hook.bak

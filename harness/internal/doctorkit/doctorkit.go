@@ -74,7 +74,7 @@ func Run(ctx context.Context, env harness.Env, stdin string, path string, args .
 }
 
 // environVars are the variables a doctor hands on to the programs it runs.
-var environVars = []string{"HOME", "PATH", "TMPDIR", "USER", "LANG", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "GEMINI_CLI_NO_RELAUNCH", "NO_COLOR"}
+var environVars = []string{"HOME", "PATH", "TMPDIR", "USER", "LANG", "CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "COPILOT_HOME", "COPILOT_OFFLINE", "COPILOT_AUTO_UPDATE", "GEMINI_CLI_NO_RELAUNCH", "NO_COLOR"}
 
 // Environ returns the environment of a program a doctor runs, read through env.Getenv.
 func Environ(env harness.Env) []string {
