@@ -178,26 +178,80 @@ func TestClaudeCodePluginMissingBinary(t *testing.T) {
 	}
 }
 
-// TestCodexPlugin: the Codex plugin installs from its marketplace with `codex plugin
-// marketplace add` and `codex plugin add`, at this release, and Codex then lists its Stop and
-// SubagentStop hooks, untrusted until reviewed and trusted once the review's records are in
-// config.toml.
-//
-// What this does not show yet: Codex 0.169.0's `codex exec` does not run the plugin's hooks
-// in this setup, trusted or not (not even with --dangerously-bypass-hook-trust), though its
-// app server lists them as trusted and enabled; so the trailing-promise scenario through the
-// plugin is not run here. Users of `codex exec` install the hook with `stopgate hook install
-// codex`, whose scenarios are in codex_test.go.
+// TestCodexPlugin: the Codex plugin, installed from its marketplace with `codex plugin
+// marketplace add` and `codex plugin add` and trusted the way a review in /hooks trusts it,
+// blocks a trailing promise once under `codex exec` and then lets the agent stop.
 func TestCodexPlugin(t *testing.T) {
 	t.Parallel()
-	s := newCodexSession(t, func(r *fo.Request) fo.Response { return fo.Reply(fo.Text("OK")) })
+	const checkID = "call_check"
+	s := newCodexSession(t, func(r *fo.Request) fo.Response {
+		switch {
+		case !isCodexAgentRequest(r):
+			return fo.Reply(fo.Text("OK"))
+		case hasOutput(r, checkID):
+			return fo.Reply(fo.Text(tpSummary))
+		case len(codexPending(r)) > 0:
+			return fo.Reply(fo.Text(tpActing), fo.FunctionCall(checkID, "exec_command", map[string]any{"cmd": "echo ok"}))
+		default:
+			return fo.Reply(fo.Text(tpStalled))
+		}
+	})
 	s.env = withPath(s.env, filepath.Dir(stopgateBinary(t)))
-	installCodexPlugin(t, s)
+	installCodexPlugin(t, s, true)
+	final := s.run(tpPrompt)
+	if final != tpSummary {
+		s.dump()
+		t.Fatalf("final message %q, want %q", final, tpSummary)
+	}
+	reqs := s.agentRequests()
+	if len(reqs) != 3 {
+		s.dump()
+		t.Fatalf("the model was asked %d times, want 3 (stall, nudged action, summary)", len(reqs))
+	}
+	if got := codexPending(reqs[1]); len(got) != 1 || !quotes(got[0], tpPromise) {
+		t.Errorf("after the stalled stop the model received nudges %q, want one quoting %q", got, tpPromise)
+	}
+	if all := s.lastNudges(); len(all) != 1 {
+		t.Errorf("the run held %d nudges, want exactly 1: %q", len(all), all)
+	}
+	assertCodexPayloads(t, s, []bool{false, true}, []string{tpStalled, tpSummary})
+	if n := strings.Count(s.stderr, "hook: Stop Blocked\n"); n != 1 || strings.Contains(s.stderr, "hook: Stop Failed") {
+		t.Errorf("codex reports %d blocked Stop hook runs (want 1) or a failed one:\n%s", n, s.stderr)
+	}
+	assertStateKept(t, pluginState(s.home), s.payloads())
+}
+
+// TestCodexPluginUntrusted: installed but never reviewed, the plugin's hooks do not run:
+// `codex exec` ends on the trailing promise with one model request.
+func TestCodexPluginUntrusted(t *testing.T) {
+	t.Parallel()
+	s := newCodexSession(t, func(r *fo.Request) fo.Response {
+		if !isCodexAgentRequest(r) {
+			return fo.Reply(fo.Text("OK"))
+		}
+		return fo.Reply(fo.Text(tpStalled))
+	})
+	s.env = withPath(s.env, filepath.Dir(stopgateBinary(t)))
+	installCodexPlugin(t, s, false)
+	if final := s.run(tpPrompt); final != tpStalled {
+		t.Errorf("final message %q, want the stall %q: an untrusted plugin hook must not run", final, tpStalled)
+	}
+	if n := len(s.agentRequests()); n != 1 {
+		t.Errorf("the model was asked %d times, want 1", n)
+	}
+	if strings.Contains(s.stderr, "hook: Stop Blocked") {
+		t.Errorf("an untrusted plugin hook blocked:\n%s", s.stderr)
+	}
+	if names, _ := filepath.Glob(filepath.Join(pluginState(s.home), "*.json")); len(names) > 0 {
+		t.Errorf("the untrusted plugin's hook ran and kept state: %v", names)
+	}
 }
 
 // installCodexPlugin adds the repository's Codex marketplace and installs the plugin from it,
-// and checks that Codex installed it at this release.
-func installCodexPlugin(t *testing.T, s *codexSession) {
+// and checks that Codex installed it at this release and lists its hooks untrusted; with
+// trust it then records them trusted, as a review in /hooks does, and checks Codex lists them
+// trusted.
+func installCodexPlugin(t *testing.T, s *codexSession, trust bool) {
 	t.Helper()
 	cli, root := codexBinary(t), repoRoot(t)
 	runCLI(t, s.project, s.env, cli, "plugin", "marketplace", "add", root)
@@ -205,6 +259,18 @@ func installCodexPlugin(t *testing.T, s *codexSession) {
 		t.Fatalf("codex plugin list does not offer stopgate@stopgate:\n%s", out)
 	}
 	runCLI(t, s.project, s.env, cli, "plugin", "add", "stopgate@stopgate")
+	// `codex plugin` recorded the marketplace and the enabled plugin in config.toml; the
+	// session's config keeps them when it writes the trust records below.
+	added, err := os.ReadFile(filepath.Join(s.codexHome, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(added), `[plugins."stopgate@stopgate"]`) || !strings.Contains(string(added), "enabled = true") {
+		t.Fatalf("codex plugin add did not enable stopgate@stopgate in config.toml:\n%s", added)
+	}
+	if i := strings.Index(string(added), "[marketplaces."); i >= 0 {
+		s.kept = "\n" + string(added[i:])
+	}
 	manifest := filepath.Join(s.codexHome, "plugins", "cache", "stopgate", "stopgate", stopgate.Version, ".codex-plugin", "plugin.json")
 	var m struct{ Name, Version string }
 	readJSON(t, manifest, &m)
@@ -227,6 +293,9 @@ func installCodexPlugin(t *testing.T, s *codexSession) {
 	}
 	if len(recs) != 2 {
 		t.Fatalf("Codex lists %d hooks of the plugin, want 2 (Stop, SubagentStop)", len(recs))
+	}
+	if !trust {
+		return
 	}
 	s.trusted["plugin:stopgate@stopgate"] = recs
 	s.writeConfig()
