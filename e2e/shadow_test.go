@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 // TestClaudeCodeShadow: installed with `stopgate hook install claude-code --shadow`, the hook
 // decides the trailing promise as it would live, records it in the event log as a shadow
 // would-block whose message quotes the promise, and lets the agent stop: one request to the
-// model, no block in the transcript, no nudge counted. Installing again with --live makes the
+// model, no block in the transcript, no nudge counted; `stopgate audit --shadow` reports it
+// under SHADOW with the sentence, apart from real nudges. Installing again with --live makes the
 // same stall a real block.
 func TestClaudeCodeShadow(t *testing.T) {
 	t.Parallel()
@@ -52,6 +54,37 @@ func TestClaudeCodeShadow(t *testing.T) {
 	}
 	if !quotes(d.Message, tpPromise) {
 		t.Errorf("the recorded would-block's message %q does not quote %q", d.Message, tpPromise)
+	}
+
+	// stopgate audit --shadow reads the hook's event log for the session's shadow
+	// would-blocks and shows them apart from real nudges, with the sentence.
+	transcript, _ := s.payloads()[0]["transcript_path"].(string)
+	cmd := exec.Command(stopgateBinary(t), "audit", "--shadow", "--json", transcript)
+	cmd.Env = s.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("stopgate audit --shadow: %v\n%s", err, out)
+	}
+	var rep struct {
+		HookLog  bool `json:"hook_log"`
+		Sessions []struct {
+			Session string
+			Counts  struct{ Nudges, Shadow int }
+			Shadow  []struct{ Check, Message string }
+		}
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("stopgate audit --shadow --json: %v\n%s", err, out)
+	}
+	if !rep.HookLog || len(rep.Sessions) != 1 || rep.Sessions[0].Counts.Shadow != 1 || rep.Sessions[0].Counts.Nudges != 0 ||
+		len(rep.Sessions[0].Shadow) != 1 || rep.Sessions[0].Shadow[0].Check != string(stopgate.CheckStall) || !quotes(rep.Sessions[0].Shadow[0].Message, tpPromise) {
+		t.Errorf("stopgate audit --shadow reported %s, want the session's one shadow stall quoting %q and no nudge", out, tpPromise)
+	}
+	cmd = exec.Command(stopgateBinary(t), "audit", "--shadow", transcript)
+	cmd.Env = s.env
+	table, err := cmd.Output()
+	if err != nil || !strings.Contains(string(table), "SHADOW") || !strings.Contains(string(table), "Shadow would-blocks the hook recorded and let happen (1):") {
+		t.Errorf("stopgate audit --shadow (table): %v\n%s", err, table)
 	}
 
 	// Going live is one command: the same stall is now blocked.
