@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +22,8 @@ import (
 // The scenarios below run opencode 1.18.33 as a headless server (`opencode serve`) with
 // stopgate's plugin installed by `stopgate hook install opencode --project`, the model scripted
 // per request by a Chat Completions server on loopback, and assert on the requests the model
-// server received and on the session's messages.
+// server received, on the session's messages, and on the payloads the plugin handed the hook
+// (the test wraps the plugin's command so that each payload is saved first).
 //
 // How opencode is driven offline: the project's opencode.json defines a provider "fake" of
 // the bundled @ai-sdk/openai-compatible package whose baseURL is the fake server's /v1, and
@@ -31,6 +33,13 @@ import (
 // fails at once instead of reaching out. The plugin is loaded from its file:// URL, with no
 // package to install. `opencode run` is not used: it exits as soon as the session first goes
 // idle, before a continuation the plugin sends can run; a server lives on, as the TUI does.
+//
+// Two traits of opencode serve's HTTP server that a client must respect, or a request hangs for
+// good: its port accepts connections a moment before it prints that it is listening, and a
+// request accepted then is never answered (start waits for the line); and a request that
+// declares a JSON body but sends none waits for it (call sets Content-Type only with a body).
+// Every connection opencode opens in these scenarios is to 127.0.0.1 (checked with
+// strace -f -e trace=connect through STOPGATE_OPENCODE).
 
 // opencodeVersion is the opencode release the scenarios were written against.
 const opencodeVersion = "1.18.33"
@@ -53,6 +62,9 @@ type opencodeSession struct {
 	env []string
 	url string // the opencode server's root
 	id  string // the session
+	// hookTimeout is the plugin's wait for the hook (its TIMEOUT_MS): a hook run without a
+	// done marker is taken as still deciding for that long.
+	hookTimeout time.Duration
 }
 
 // newOpencodeSession starts a model server answering with script, lays out the directories,
@@ -82,26 +94,151 @@ func newOpencodeSession(t *testing.T, script fc.Script) *opencodeSession {
 	return s
 }
 
-// useStopgate installs the plugin in the project's opencode.json the way a user would.
+// useStopgate installs the plugin in the project's opencode.json the way a user would, and
+// makes it capture each payload it hands the hook (see payloads).
 func (s *opencodeSession) useStopgate() {
 	s.t.Helper()
 	installHook(s.t, s.sessionDirs, s.env, "opencode")
+	s.setCommand("")
+	src := readFileString(s.t, s.pluginPath())
+	var ms int64
+	if i := strings.Index(src, "const TIMEOUT_MS = "); i < 0 {
+		s.t.Fatalf("no TIMEOUT_MS in the installed plugin:\n%s", src)
+	} else if _, err := fmt.Sscanf(src[i+len("const TIMEOUT_MS = "):], "%d;", &ms); err != nil || ms <= 0 {
+		s.t.Fatalf("the installed plugin's TIMEOUT_MS: %v", err)
+	}
+	s.hookTimeout = time.Duration(ms) * time.Millisecond
 }
 
-// opencodeE2EVar enables the opencode suite. It is off by default: on the machine this suite
-// was written on, `opencode serve` 1.18.33, offline, accepts connections but answers no request
-// (its instance bootstrap does not finish within a minute, with or without a plugin), so the
-// suite cannot pass here yet. `opencode run` does start offline and loads the plugin, which
-// sees session.idle and prompts the session, but run exits at the first idle, before the
-// continuation is answered.
-const opencodeE2EVar = "STOPGATE_OPENCODE_E2E"
+// pluginPath is the plugin the installer wrote.
+func (s *opencodeSession) pluginPath() string { return filepath.Join(s.project, "stopgate-plugin.js") }
+
+// setCommand points the installed plugin at the shell command cmd ("" keeps the installed
+// one), wrapped so that the payload is first saved in the capture directory, then fed to cmd,
+// and a done marker beside it is written once cmd exits (see hookRunning). cmd's output and
+// exit status are the wrapper's.
+func (s *opencodeSession) setCommand(cmd string) {
+	s.t.Helper()
+	src := readFileString(s.t, s.pluginPath())
+	i := strings.Index(src, "const COMMAND = ")
+	j := strings.Index(src[i:], ";\n")
+	if i < 0 || j < 0 {
+		s.t.Fatalf("no COMMAND in the installed plugin:\n%s", src)
+	}
+	if cmd == "" {
+		if err := json.Unmarshal([]byte(src[i+len("const COMMAND = "):i+j]), &cmd); err != nil {
+			s.t.Fatalf("the installed plugin's COMMAND: %v", err)
+		}
+	}
+	wrapped := fmt.Sprintf(`f=%s/idle-$(date +%%s%%N).json; cat > "$f"; %s < "$f"; rc=$?; : > "$f.done"; exit $rc`, shellQuote(s.capture), cmd)
+	b, _ := json.Marshal(wrapped)
+	writeFile(s.t, s.pluginPath(), src[:i]+"const COMMAND = "+string(b)+src[i+j:])
+}
+
+// setTimeout sets the installed plugin's wait for the hook.
+func (s *opencodeSession) setTimeout(d time.Duration) {
+	s.t.Helper()
+	src := readFileString(s.t, s.pluginPath())
+	i := strings.Index(src, "const TIMEOUT_MS = ")
+	j := strings.Index(src[i:], ";\n")
+	if i < 0 || j < 0 {
+		s.t.Fatalf("no TIMEOUT_MS in the installed plugin:\n%s", src)
+	}
+	writeFile(s.t, s.pluginPath(), src[:i]+fmt.Sprintf("const TIMEOUT_MS = %d", d.Milliseconds())+src[i+j:])
+	s.hookTimeout = d
+}
+
+// hookRunning reports whether a hook run the plugin started may still be deciding: its payload
+// is captured, it has no done marker, and the plugin's timeout has not passed since.
+func (s *opencodeSession) hookRunning() bool {
+	for _, p := range capturedPaths(s.t, s.capture, "idle-*.json") {
+		if _, err := os.Stat(p + ".done"); err == nil {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) < s.hookTimeout+2*time.Second {
+			return true
+		}
+	}
+	return false
+}
+
+// payloads returns the payloads the plugin handed the hook, in order, decoded.
+func (s *opencodeSession) payloads() []map[string]any {
+	s.t.Helper()
+	return decodePayloads(s.t, capturedPaths(s.t, s.capture, "idle-*.json"), "session.idle payload")
+}
+
+// assertPayloads checks the plugin's payloads: one per stop, stop_hook_active as active says,
+// each naming the session and carrying its messages; with stateKept, stopgate kept state for
+// the session.
+func (s *opencodeSession) assertPayloads(active []bool, stateKept bool) {
+	s.t.Helper()
+	ps := s.payloads()
+	if len(ps) != len(active) {
+		s.dump()
+		s.t.Fatalf("the plugin handed the hook %d payloads, want %d", len(ps), len(active))
+	}
+	for i, p := range ps {
+		if ev, _ := p["hook_event_name"].(string); ev != "session.idle" {
+			s.t.Errorf("payload %d: hook_event_name = %q, want session.idle", i, ev)
+		}
+		if id, _ := p["session_id"].(string); id != s.id {
+			s.t.Errorf("payload %d: session_id = %q, want %q", i, id, s.id)
+		}
+		if got, _ := p["stop_hook_active"].(bool); got != active[i] {
+			s.t.Errorf("payload %d: stop_hook_active = %v, want %v", i, got, active[i])
+		}
+		if msgs, _ := p["messages"].([]any); len(msgs) < 2 {
+			s.t.Errorf("payload %d carries %d messages, want the prompt and a reply at least", i, len(msgs))
+		}
+	}
+	if stateKept {
+		if names, _ := filepath.Glob(filepath.Join(s.state, "*opencode-"+s.id+"*")); len(names) == 0 {
+			entries, _ := os.ReadDir(s.state)
+			var have []string
+			for _, e := range entries {
+				have = append(have, e.Name())
+			}
+			s.t.Errorf("stopgate kept no state for session %s in %s (it holds %q)", s.id, s.state, have)
+		}
+	}
+}
+
+// opencodeListening is what `opencode serve` prints once it answers requests. Its port accepts
+// connections a moment earlier, and a request accepted then is never answered (1.18.33), so
+// start waits for this line before its first request.
+const opencodeListening = "opencode server listening on"
+
+// lockedBuffer is a bytes.Buffer safe for the writes of a running command and the test's reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tail returns the last n bytes of what was written.
+func (b *lockedBuffer) tail(n int) string {
+	s := b.String()
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
+}
 
 // start starts `opencode serve` in the project directory and waits until it answers.
 func (s *opencodeSession) start() {
 	s.t.Helper()
-	if os.Getenv(opencodeE2EVar) == "" {
-		s.t.Skipf("set %s=1 to run the opencode suite (opencode serve does not answer offline here; see %s)", opencodeE2EVar, "e2e/opencode_test.go")
-	}
 	bin := opencodeCLI.binary(s.t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -110,30 +247,45 @@ func (s *opencodeSession) start() {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "serve", "--port", fmt.Sprint(port), "--hostname", "127.0.0.1")
+	cmd := exec.CommandContext(ctx, bin, "serve", "--port", fmt.Sprint(port), "--hostname", "127.0.0.1", "--print-logs")
 	cmd.Dir, cmd.Env = s.project, s.env
 	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		cancel()
 		s.t.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
 	s.t.Cleanup(func() {
 		cancel()
-		_ = cmd.Wait()
+		<-exited
 		if s.t.Failed() {
-			s.t.Logf("opencode serve output: %.3000s", out.String())
+			s.t.Logf("opencode serve output: %s", out.tail(6000))
 		}
 	})
 	s.url = fmt.Sprintf("http://127.0.0.1:%d", port)
 	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), opencodeListening) {
+		select {
+		case <-exited:
+			s.t.Fatalf("opencode serve exited before it listened: %s", out.tail(3000))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("opencode serve did not print %q within a minute: %s", opencodeListening, out.tail(3000))
+		}
+	}
 	for {
-		if _, err := s.call("GET", "/session", nil); err == nil {
+		if _, err := s.callTimeout("GET", "/session", nil, 5*time.Second); err == nil {
 			return
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("opencode serve did not answer within a minute: %.2000s", out.String())
+			s.t.Fatalf("opencode serve did not answer within a minute: %s", out.tail(3000))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -141,6 +293,11 @@ func (s *opencodeSession) start() {
 
 // call sends an API request to the opencode server and returns the body.
 func (s *opencodeSession) call(method, path string, body any) ([]byte, error) {
+	return s.callTimeout(method, path, body, runTimeout)
+}
+
+// callTimeout is call, giving up after timeout.
+func (s *opencodeSession) callTimeout(method, path string, body any, timeout time.Duration) ([]byte, error) {
 	var r io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -150,8 +307,12 @@ func (s *opencodeSession) call(method, path string, body any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Timeout: runTimeout}).Do(req)
+	if body != nil {
+		// Only with a body: opencode's server waits for the body of any request that declares
+		// one, so a GET carrying this header is never answered.
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +324,9 @@ func (s *opencodeSession) call(method, path string, body any) ([]byte, error) {
 	return b, err
 }
 
-// run creates a session, sends prompt, waits until the session has settled (idle, and no model
-// request for opencodeSettle), and returns the text of its last assistant message.
+// run creates a session, sends prompt, waits until the session has settled (idle, no hook run
+// deciding, and no model request for opencodeSettle), and returns the text of its last
+// assistant message.
 func (s *opencodeSession) run(prompt string) string {
 	s.t.Helper()
 	s.start()
@@ -185,7 +347,7 @@ func (s *opencodeSession) run(prompt string) string {
 	for time.Now().Before(deadline) {
 		n := len(s.srv.Requests())
 		st, _ := s.call("GET", "/session/status", nil)
-		busy := bytes.Contains(st, []byte(s.id))
+		busy := bytes.Contains(st, []byte(s.id)) || s.hookRunning()
 		if n != seen || busy {
 			seen, quiet = n, time.Now()
 		} else if time.Since(quiet) > opencodeSettle {
@@ -287,6 +449,11 @@ func (s *opencodeSession) dump() {
 		}
 		s.t.Log(line)
 	}
+	for i, p := range capturedPaths(s.t, s.capture, "idle-*.json") {
+		b, _ := os.ReadFile(p)
+		_, err := os.Stat(p + ".done")
+		s.t.Logf("payload %d (hook done: %v): %.600s", i, err == nil, b)
+	}
 }
 
 // reply answers a request that offers no tools (a title) with a title, and calls agent for the
@@ -335,6 +502,10 @@ func TestOpencodeTrailingPromise(t *testing.T) {
 	if all := s.lastNudges(); len(all) != 1 {
 		t.Errorf("the session held %d nudges, want 1: %q", len(all), all)
 	}
+	s.assertPayloads([]bool{false, true}, true)
+	if nudges, _ := s.payloads()[1]["nudges"].([]any); len(nudges) != 1 {
+		t.Errorf("the second payload lists %d nudges sent, want 1: %v", len(nudges), nudges)
+	}
 }
 
 // todowrite is a todowrite call with items, the first done of them completed.
@@ -380,6 +551,8 @@ func TestOpencodeTodos(t *testing.T) {
 					s.dump()
 					t.Fatalf("a completed list ended on %q with nudges %q, want %q and none", final, all, tt.first)
 				}
+				s.assertPayloads([]bool{false}, true)
+				assertOpencodeTodos(t, s.payloads()[0], len(tt.items), tt.done)
 				return
 			}
 			if final != tt.final {
@@ -387,6 +560,8 @@ func TestOpencodeTodos(t *testing.T) {
 				t.Fatalf("the session ended on %q, want %q", final, tt.final)
 			}
 			tt.assertNudge(t, all)
+			s.assertPayloads([]bool{false, true}, true)
+			assertOpencodeTodos(t, s.payloads()[0], len(tt.items), tt.done)
 		})
 	}
 }
@@ -407,6 +582,10 @@ func TestOpencodeLegitimateEnds(t *testing.T) {
 				s.dump()
 				t.Errorf("the model was asked %d times, want 1", n)
 			}
+			if all := s.lastNudges(); len(all) != 0 {
+				t.Errorf("a legitimate end was nudged: %q", all)
+			}
+			s.assertPayloads([]bool{false}, true)
 		})
 	}
 }
@@ -429,6 +608,7 @@ func TestOpencodeStallBudget(t *testing.T) {
 		t.Fatalf("the model was asked %d times, want 3", n)
 	}
 	assertBudgetNudges(t, s.lastNudges())
+	s.assertPayloads([]bool{false, true, true}, true)
 }
 
 // TestOpencodeBrokenHookFailsOpen: the plugin with a broken stopgate configuration, or a hook
@@ -448,6 +628,8 @@ func TestOpencodeBrokenHookFailsOpen(t *testing.T) {
 			return writeScript(s.t, s.home, "garbage", `cat >/dev/null; echo 'not JSON {"decision":"block"'`)
 		}, nil},
 		{"command not found", func(s *opencodeSession) string { return filepath.Join(s.home, "no-such-stopgate") }, nil},
+		{"hook runs out of time", func(s *opencodeSession) string { return writeScript(s.t, s.home, "slow", slowHook) },
+			func(t *testing.T, s *opencodeSession) { s.setTimeout(time.Second) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -455,12 +637,7 @@ func TestOpencodeBrokenHookFailsOpen(t *testing.T) {
 			s := newOpencodeSession(t, reply(func(*fc.Request) fc.Response { return fc.Reply(stalled) }))
 			s.useStopgate()
 			if tt.command != nil {
-				plugin := filepath.Join(s.project, "stopgate-plugin.js")
-				src := readFileString(t, plugin)
-				i := strings.Index(src, "const COMMAND = ")
-				j := strings.Index(src[i:], ";\n")
-				cmd, _ := json.Marshal(tt.command(s))
-				writeFile(t, plugin, src[:i]+"const COMMAND = "+string(cmd)+src[i+j:])
+				s.setCommand(tt.command(s))
 			}
 			if tt.setup != nil {
 				tt.setup(t, s)
@@ -473,7 +650,31 @@ func TestOpencodeBrokenHookFailsOpen(t *testing.T) {
 				s.dump()
 				t.Errorf("the model was asked %d times, want 1", n)
 			}
+			if all := s.lastNudges(); len(all) != 0 {
+				t.Errorf("a broken hook's output reached the model: %q", all)
+			}
+			s.assertPayloads([]bool{false}, false)
 		})
+	}
+}
+
+// assertOpencodeTodos checks that payload carries the todo list the model wrote: n items, the
+// first done of them completed.
+func assertOpencodeTodos(t *testing.T, payload map[string]any, n, done int) {
+	t.Helper()
+	todos, _ := payload["todos"].([]any)
+	if len(todos) != n {
+		t.Fatalf("the payload carries %d todos, want %d: %v", len(todos), n, payload["todos"])
+	}
+	for i, td := range todos {
+		m, _ := td.(map[string]any)
+		want := "pending"
+		if i < done {
+			want = "completed"
+		}
+		if got, _ := m["status"].(string); got != want {
+			t.Errorf("todo %d: status %q, want %q", i, got, want)
+		}
 	}
 }
 

@@ -82,6 +82,10 @@ type Stop struct {
 	// the driver records Turn with a Stop verdict carrying this reason, keeps no state, and
 	// writes no answer.
 	Ended *termination.Reason
+	// Checkpoint is what the harness's session reader derived, for the next stop of the
+	// same State to go on from (Checkpoint), so it reads only what was appended since
+	// (transcript.ReadTail). The driver keeps it in the state file; nil keeps none.
+	Checkpoint []byte
 }
 
 // StateKey names one per-session state file: a session, and a sub-agent within it ("" for
@@ -208,4 +212,23 @@ type SessionReader interface {
 	// that file again on its own. An error wrapping ErrSkip skips the file; any other error
 	// is a failure, reported, and the other files go on.
 	Read(path string) ([]*Session, error)
+}
+
+// checkpointsKey is the context key of the checkpoint loader.
+type checkpointsKey struct{}
+
+// WithCheckpoints returns ctx carrying load, which returns the checkpoint the last stop of a
+// state file kept (Stop.Checkpoint), or nil. The driver sets it when it keeps state files.
+func WithCheckpoints(ctx context.Context, load func(StateKey) []byte) context.Context {
+	return context.WithValue(ctx, checkpointsKey{}, load)
+}
+
+// Checkpoint returns the checkpoint kept for key by the last stop, or nil when ctx carries
+// no loader (WithCheckpoints) or none was kept.
+func Checkpoint(ctx context.Context, key StateKey) []byte {
+	load, _ := ctx.Value(checkpointsKey{}).(func(StateKey) []byte)
+	if load == nil || key.Session == "" {
+		return nil
+	}
+	return load(key)
 }

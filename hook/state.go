@@ -21,6 +21,10 @@ type State struct {
 	Run time.Time `json:"run,omitzero"`
 	// Nudges is the last Decision's Nudges.
 	Nudges stopgate.Nudges `json:"nudges"`
+	// Reader is the session reader's checkpoint at the last stop (harness.Stop.Checkpoint):
+	// what it derived from the session file, and how far it read. The next stop reads only
+	// what was appended since.
+	Reader json.RawMessage `json:"reader,omitempty"`
 }
 
 // StatePath returns the state file of a session's agent (agent "" for the main agent) in dir.
@@ -96,5 +100,6 @@ func saveState(path string, st State) error {
 		os.Remove(tmp)
 		return err
 	}
+	pruneStates(dir, time.Now())
 	return nil
 }

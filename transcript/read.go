@@ -236,6 +236,18 @@ type builder struct {
 	todoPending map[string]bool
 	todoWrite   []Todo
 	tasks       []Todo
+
+	// todoUsed records a todo tool call in a message off ([0]) and on ([1]) a sidechain.
+	todoUsed [2]bool
+	// nTurns counts the turns started, the next Turn.Index.
+	nTurns int
+	// live keeps only what the last turn's stop needs (ReadTail): no Messages, StopHooks or
+	// Compactions, no user messages in turns, only the current run's turns.
+	live bool
+	// forgotten are the ids of the messages a live read let go, oldest first.
+	forgotten []string
+	// scratch is decodeEntry's reused buffer.
+	scratch []byte
 }
 
 type shellReadRef struct {
@@ -277,7 +289,7 @@ func (b *builder) entry(line []byte) {
 		return
 	}
 	var e rawEntry
-	if err := json.Unmarshal(line, &e); err != nil {
+	if err := b.decodeEntry(line, &e); err != nil {
 		b.malformed(err)
 		return
 	}
@@ -427,7 +439,7 @@ func (b *builder) place(m *Message) {
 			return
 		}
 		b.startTurn(m, "")
-	} else {
+	} else if !b.live || m.Role != "user" {
 		b.cur.Messages = append(b.cur.Messages, m)
 	}
 	if m.Kind == KindAssistant {
@@ -437,7 +449,7 @@ func (b *builder) place(m *Message) {
 
 func (b *builder) startTurn(m *Message, trigger MessageKind) {
 	t := &Turn{
-		Index:    len(b.s.Turns),
+		Index:    b.nTurns,
 		Trigger:  trigger,
 		Line:     m.Line,
 		Start:    m.Time,
@@ -448,6 +460,17 @@ func (b *builder) startTurn(m *Message, trigger MessageKind) {
 	if trigger != "" {
 		t.Prompt = m.Text
 	}
+	if b.live {
+		if m.Role == "user" {
+			t.Messages = nil
+		}
+		if trigger != KindNotification {
+			// A new run: the turns before it say nothing about this stop.
+			clear(b.s.Turns)
+			b.s.Turns = b.s.Turns[:0]
+		}
+	}
+	b.nTurns++
 	b.s.Turns = append(b.s.Turns, t)
 	b.cur = t
 }
@@ -488,7 +511,9 @@ func (b *builder) user(e *rawEntry, t time.Time) {
 	}
 	m.Text = b.cutText(joinText(texts))
 	m.Kind = classifyUser(e, m, hasImage)
-	b.s.Messages = append(b.s.Messages, m)
+	if !b.live {
+		b.s.Messages = append(b.s.Messages, m)
+	}
 	b.place(m)
 
 	main := m.Sidechain == b.mainSidechain
@@ -585,9 +610,9 @@ func (b *builder) toolResult(blk *rawBlock, structured json.RawMessage, t time.T
 	r := &ToolResult{ToolUseID: blk.ToolUseID, IsError: bool(blk.IsError), Time: t, Line: b.line}
 	full := contentText(blk.Content)
 	r.Text, r.TextTruncated = b.cut(full)
-	if len(structured) > 0 && !bytes.Equal(structured, []byte("null")) {
+	if len(structured) > 0 && !bytes.Equal(structured, []byte("null")) && !b.live { // a live read's Turn never reads it
 		if b.o.MaxResultBytes < 0 || len(structured) <= b.o.MaxResultBytes {
-			r.Structured = structured
+			r.Structured = bytes.Clone(structured) // it points into the line
 		} else {
 			r.StructuredDropped = true
 		}
@@ -616,7 +641,9 @@ func (b *builder) assistant(e *rawEntry, t time.Time) {
 		if id != "" {
 			b.msgByID[id] = m
 		}
-		b.s.Messages = append(b.s.Messages, m)
+		if !b.live {
+			b.s.Messages = append(b.s.Messages, m)
+		}
 		b.place(m)
 	}
 	m.Entries++
@@ -650,6 +677,10 @@ func (b *builder) assistant(e *rawEntry, t time.Time) {
 		case "tool_use", "server_tool_use":
 			call := &ToolCall{ID: blk.ID, Name: blk.Name, Input: blk.Input, Time: t, Line: b.line}
 			m.ToolCalls = append(m.ToolCalls, call)
+			switch call.Name {
+			case "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList":
+				b.todoUsed[boolIndex(m.Sidechain)] = true
+			}
 			if call.ID != "" {
 				b.calls[call.ID] = call
 			}
@@ -681,7 +712,9 @@ func (b *builder) system(e *rawEntry, t time.Time) {
 		if md != nil {
 			c.Trigger, c.PreTokens = md.Trigger, int64(md.PreTokens)
 		}
-		b.s.Compactions = append(b.s.Compactions, c)
+		if !b.live {
+			b.s.Compactions = append(b.s.Compactions, c)
+		}
 	case "stop_hook_summary":
 		h := &StopHook{
 			Kind:                  StopHookSummary,
@@ -739,7 +772,9 @@ func (b *builder) addStopHook(h *StopHook, main bool) {
 			cur.StopHookBlocks++
 		}
 	}
-	b.s.StopHooks = append(b.s.StopHooks, h)
+	if !b.live {
+		b.s.StopHooks = append(b.s.StopHooks, h)
+	}
 }
 
 // attachment handles attachment entries (2.1.97+); only Stop and SubagentStop hook outcomes
@@ -872,6 +907,7 @@ func (b *builder) finish() *Session {
 			}
 		}
 	}
+	s.TodosUsed = b.todoUsed[boolIndex(s.AgentID != "")]
 	s.Lines = b.line
 	s.Entries = make(map[string]int, len(b.entries))
 	for k, n := range b.entries {
@@ -882,4 +918,11 @@ func (b *builder) finish() *Session {
 		s.Entries[key] += n
 	}
 	return s
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -39,6 +39,9 @@ type Session struct {
 	Turns []*Turn
 	// Todos is the latest todo list: TodoWrite items first, then TaskCreate/TaskUpdate items.
 	Todos []Todo
+	// TodosUsed is set when the session's own chain (the sidechain for a sub-agent's file)
+	// called a todo tool, so an empty Todos is a list emptied, not one never kept.
+	TodosUsed bool
 	// Shells are the background shells the agent started, in start order.
 	Shells []*Shell
 	// Subagents are the Task/Agent tool calls, in call order.
@@ -130,6 +133,8 @@ type Message struct {
 	// slash command, or after the meta "Continue from where you left off." of a resumed
 	// session. It is not the agent's output: a turn's FinalText and StopReason skip it.
 	Synthetic bool
+
+	dropped bool // a live read (ReadTail) let it go: it is in no turn
 }
 
 // SyntheticModel is the model Claude Code records on an assistant message it wrote itself.

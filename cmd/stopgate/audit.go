@@ -25,7 +25,7 @@ func (f *auditFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "write one JSON document instead of the table")
 	fs.BoolVar(&f.record, "record", false, "record every decision and termination reason in the event log (-store)")
 	fs.BoolVar(&f.shadow, "shadow", false, "read from the event log (-store) the would-blocks the stop hook recorded in shadow mode for the audited sessions, shown apart (SHADOW)")
-	fs.StringVar(&f.dsn, "store", "", "with -record or -shadow, the event log: a SQLite file `PATH` or a postgres:// URL (default $XDG_STATE_HOME/stopgate/events.db, where the hook records)")
+	fs.StringVar(&f.dsn, "store", "", "with -record or -shadow, the event log: a SQLite file `PATH` or a postgres:// URL (default: the config file's store, else $XDG_STATE_HOME/stopgate/events.db, where the hook records)")
 	fs.IntVar(&f.workers, "workers", 0, "read and decide up to `N` files at once (default: one per CPU)")
 	f.sf.define(fs)
 }
@@ -70,7 +70,7 @@ With -record, every decision (and the termination reasons it carries, and the en
 each interrupted turn) is appended to the event log at the turn's time, so the dashboard
 shows the audited sessions. Event IDs derive from the session and the turn, so recording the
 same sessions again appends nothing new:
-  stopgate audit --record ../shared/data/transcripts
+  stopgate audit --record ~/.claude/projects
 
 With -shadow, the event log the stop hook records to is read too: for each audited session,
 the would-blocks a hook in shadow mode recorded there (verdict shadow: it decided to keep
@@ -95,7 +95,7 @@ line.`,
 			}
 			opts := &audit.Options{Supervisor: sup, Workers: f.workers, Readers: auditReaders()}
 			if f.record || f.shadow {
-				st, err := openAuditStore(ctx, e, f.dsn)
+				st, err := openAuditStore(ctx, e, f.sf.configStore(f.dsn))
 				if err != nil {
 					fmt.Fprintf(e.stderr, "stopgate audit: %v\n", err)
 					return 1

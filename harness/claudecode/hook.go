@@ -44,7 +44,8 @@ func ParseStyle(s string) (Style, error) {
 
 // Hook is the Claude Code Stop and SubagentStop hook, for the driver in package hook
 // (hook.Run): it reads the payload from stdin (DecodePayload), reads the transcript it names
-// (transcript.ReadFile), builds the Turn (Turn), and writes the answer in Style.
+// (transcript.ReadTail, going on from the checkpoint the last stop kept in the state file),
+// builds the Turn (Turn), and writes the answer in Style.
 //
 // To let the agent stop, the driver writes nothing. To keep it going, Answer writes one JSON
 // object in Style (empty means StyleBlock), with the supervisor's message cut to
@@ -65,7 +66,7 @@ type Hook struct {
 }
 
 // Stop implements harness.Hook.
-func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.Stop, error) {
+func (Hook) Stop(ctx context.Context, stdin io.Reader, now time.Time) (*harness.Stop, error) {
 	p, err := DecodePayload(stdin)
 	if err != nil {
 		return nil, err
@@ -79,9 +80,13 @@ func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.St
 	}
 	var s *transcript.Session
 	if path := hookio.StopTranscriptPath(st, p.TranscriptPath, p.AgentTranscriptPath); path != "" {
-		s, err = transcript.ReadFile(hookio.ExpandPath(path, p.CWD), nil)
+		key := harness.StateKey{Session: p.SessionID}
+		if p.Event() == EventSubagentStop {
+			key.Agent = p.AgentID
+		}
+		s, st.Checkpoint, err = transcript.ReadTail(hookio.ExpandPath(path, p.CWD), harness.Checkpoint(ctx, key), nil)
 		if err != nil {
-			s = nil
+			s, st.Checkpoint = nil, nil
 			st.Notes = append(st.Notes, fmt.Sprintf("transcript unreadable (%s); deciding on the payload alone", hookio.OneLine(err.Error())))
 		}
 	}

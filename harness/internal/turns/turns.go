@@ -16,7 +16,7 @@ import (
 // MaxSteps bounds the loop-guard steps a Turn carries: the run's last MaxSteps tool calls and
 // replies. The loop guard reads only as many trailing steps as its thresholds need, far
 // fewer than this with any sensible configuration.
-const MaxSteps = 100
+const MaxSteps = transcript.KeepSteps
 
 // Snapshot is what a transcript says about one turn's stop.
 type Snapshot struct {
@@ -141,21 +141,7 @@ func AppendStep(s []loopguard.Step, st loopguard.Step) []loopguard.Step {
 // Todos returns the session's todo list; nil when the session never used a todo tool, so an
 // unknown list is not read as an empty one.
 func Todos(s *transcript.Session) []stopgate.Todo {
-	used := len(s.Todos) > 0
-	for _, m := range s.Messages {
-		if used {
-			break
-		}
-		if m.Sidechain != (s.AgentID != "") {
-			continue
-		}
-		for _, c := range m.ToolCalls {
-			switch c.Name {
-			case "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList":
-				used = true
-			}
-		}
-	}
+	used := len(s.Todos) > 0 || s.TodosUsed
 	if !used {
 		return nil
 	}
