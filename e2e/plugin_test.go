@@ -639,3 +639,51 @@ func TestCopilotPluginMissingBinary(t *testing.T) {
 	}
 	assertCopilotPayloads(t, s, []bool{false}, false)
 }
+
+// TestOpencodePlugin: the package plugins/opencode, installed with `opencode plugin PATH`,
+// runs the shared launcher on session.idle, which finds stopgate on PATH: a trailing promise
+// is blocked once, then the session stops. The stopgate on PATH is a wrapper that saves each
+// payload before handing it to the real binary, so the test sees what the plugin sent.
+func TestOpencodePlugin(t *testing.T) {
+	t.Parallel()
+	s := newOpencodeSession(t, reply(func(r *fc.Request) fc.Response {
+		switch {
+		case hasToolResult(r, "bash"):
+			return fc.Reply(tpSummary)
+		case len(opencodePending(r)) > 0:
+			return fc.Reply(tpActing, fc.ToolCall("call_run", "bash", map[string]any{"command": "echo ok", "description": "Run the tests"}))
+		default:
+			return fc.Reply(tpStalled)
+		}
+	}))
+	wrapper := filepath.Join(s.base, "wrapper")
+	writeExecutable(t, filepath.Join(wrapper, "stopgate"), fmt.Sprintf(`f=%s/idle-$(date +%%s%%N).json; cat > "$f"; %s "$@" < "$f"; rc=$?; : > "$f.done"; exit $rc`,
+		shellQuote(s.capture), shellQuote(stopgateBinary(t))))
+	s.env = withPath(withoutStopgate(s.env), wrapper)
+	s.hookTimeout = time.Minute
+	out := runCLI(t, s.project, s.env, opencodeCLI.binary(t), "plugin", filepath.Join(repoRoot(t), "plugins", "opencode"))
+	var cfg struct{ Plugin []string }
+	readJSON(t, filepath.Join(s.project, ".opencode", "opencode.json"), &cfg)
+	if len(cfg.Plugin) != 1 || cfg.Plugin[0] != filepath.Join(repoRoot(t), "plugins", "opencode") {
+		t.Fatalf("opencode plugin recorded plugins %q in .opencode/opencode.json, want the package's path:\n%s", cfg.Plugin, out)
+	}
+	if final := s.run(tpPrompt); final != tpSummary {
+		s.dump()
+		t.Fatalf("the session ended on %q, want %q", final, tpSummary)
+	}
+	reqs := s.agentRequests()
+	if len(reqs) != 3 {
+		s.dump()
+		t.Fatalf("the model was asked %d times, want 3 (stall, nudged action, summary)", len(reqs))
+	}
+	if got := opencodePending(reqs[1]); len(got) != 1 || !quotes(got[0], tpPromise) {
+		t.Errorf("after the stalled stop the model received %q, want one nudge quoting %q", got, tpPromise)
+	}
+	if all := s.lastNudges(); len(all) != 1 {
+		t.Errorf("the session held %d nudges, want 1: %q", len(all), all)
+	}
+	s.assertPayloads([]bool{false, true}, false)
+	if names, _ := filepath.Glob(filepath.Join(pluginState(s.home), "*opencode-"+s.id+"*")); len(names) == 0 {
+		t.Errorf("the plugin's hook kept no state for session %s in %s", s.id, pluginState(s.home))
+	}
+}
