@@ -5,12 +5,22 @@ BIN := $(CURDIR)/bin
 STATICCHECK_VERSION := v0.8.2
 export PATH := $(BIN):$(PATH)
 
-.PHONY: all build test deps preflight vet lint fmt-check unit eval bench run load
+.PHONY: all build test deps preflight vet lint fmt-check unit eval bench run load dist
 
 all: build
 
+VERSION := $(shell cat VERSION)
+COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+COMMIT_TIME := $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
 build:
 	$(GO) build -o $(BIN)/stopgate ./cmd/stopgate
+
+## dist: the release archives (linux, darwin, windows × amd64, arm64; pure Go, CGO_ENABLED=0)
+## and their SHA256SUMS in dist/, the version from VERSION and the commit in the binaries.
+dist:
+	rm -rf dist
+	$(GO) run ./internal/cmd/dist -version $(VERSION) -commit $(COMMIT) -mtime $(COMMIT_TIME) -out dist
 
 ## deps: Go modules, the linters the checks use, and the real harness CLIs the end-to-end tests
 ## drive (pinned, from the npm registry, into .cache/harnesses).

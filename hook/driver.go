@@ -93,6 +93,14 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 	if note != "" {
 		fmt.Fprintf(stderr, "stopgate: %s\n", oneLine(note))
 	}
+	recorded := out.decision
+	if o.Shadow && answer != nil {
+		// Shadow mode: the would-block is recorded and not carried out, and a nudge not
+		// given is not counted against the budgets.
+		fmt.Fprintf(stderr, "stopgate: shadow mode: would have kept the agent going (%s); letting it stop\n", out.decision.Check)
+		answer, out.statePath = nil, ""
+		recorded.Verdict = stopgate.Shadow
+	}
 	if out.statePath != "" {
 		if err := saveState(out.statePath, out.next); err != nil {
 			if answer != nil {
@@ -113,7 +121,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 		// already, and a store that does not answer must cost the stop little.
 		rctx, rcancel := context.WithTimeout(parent, o.recordTimeout())
 		defer rcancel()
-		if err := record(rctx, o.Recorder, out.turn, out.decision); err != nil {
+		if err := record(rctx, o.Recorder, out.turn, recorded); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && rctx.Err() != nil {
 				err = fmt.Errorf("the event log did not answer within %v: %w", o.recordTimeout(), err)
 			}
@@ -264,6 +272,11 @@ type Options struct {
 	// RecordTimeout bounds the Recorder's call, apart from Timeout; zero means
 	// DefaultRecordTimeout. Past it the record is given up, with a note on stderr.
 	RecordTimeout time.Duration
+	// Shadow runs the hook in shadow mode: every decision is made and recorded, and the
+	// agent is always let stop. A decision to keep it going is recorded with the verdict
+	// stopgate.Shadow, its Message the one that would have been handed on, and is not
+	// counted against the nudge budgets.
+	Shadow bool
 }
 
 // failOpen reports err on stderr as the reason the stop proceeds.

@@ -74,6 +74,8 @@ type hookFlags struct {
 	stateDir string
 	timeout  time.Duration
 	style    string
+	shadow   bool
+	live     bool
 }
 
 // defineFor hands add the hook's flags, -style only when withStyle: Codex and Gemini CLI have
@@ -93,6 +95,8 @@ func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 	h.rf.define(tmp)
 	tmp.StringVar(&h.stateDir, "state-dir", "", "keep the per-session nudge budgets in `DIR` (default $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks)")
 	tmp.DurationVar(&h.timeout, "timeout", hook.DefaultTimeout, "let the agent stop if no decision is made within `D`")
+	tmp.BoolVar(&h.shadow, "shadow", false, "shadow mode: make and record every decision, would-blocks included, and always let the agent stop")
+	tmp.BoolVar(&h.live, "live", false, "block for real even when the configuration says shadow = true")
 	tmp.StringVar(&h.style, "style", string(claudecode.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
 	tmp.VisitAll(add)
 }
@@ -223,11 +227,37 @@ func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, claudecode.
 	if dir == "" {
 		dir = defaultStateDir(e.getenv)
 	}
-	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, RecordTimeout: hookStoreBusy}
+	shadow, err := h.shadowMode(e)
+	if err != nil {
+		return nil, "", err
+	}
+	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, RecordTimeout: hookStoreBusy, Shadow: shadow}
 	if rec := h.rf.recorder(e, hookStoreBusy, &h.sf); rec != nil {
 		opts.Recorder = rec
 	}
 	return opts, style, nil
+}
+
+// shadowMode reports whether the hook runs in shadow mode: -shadow, or shadow = true in the
+// configuration file unless -live.
+func (h *hookFlags) shadowMode(e env) (bool, error) {
+	switch {
+	case h.shadow && h.live:
+		return false, errors.New("-shadow and -live contradict each other")
+	case h.shadow:
+		return true, nil
+	case h.live:
+		return false, nil
+	}
+	path, optional := h.sf.configPath, false
+	if path == "" {
+		path, optional = config.DefaultPath(e.getenv), true
+	}
+	file, err := config.Load(path, optional)
+	if err != nil {
+		return false, err
+	}
+	return file.Shadow, nil
 }
 
 // hookStoreBusy is a hook's recording budget: how long it waits for another process holding
@@ -320,6 +350,12 @@ func (v *recordingValue) Set(s string) error {
 	}
 	*v.set = append(*v.set, [2]string{v.name, s})
 	return nil
+}
+
+// IsBoolFlag lets a boolean hook flag (-shadow, -live) be given without a value at install.
+func (v *recordingValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func (v *recordingValue) String() string {

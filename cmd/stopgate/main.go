@@ -49,6 +49,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		auditCommand(),
+		doctorCommand(),
 		classifyCommand(),
 		decideCommand(),
 		gateCommand(),
