@@ -72,14 +72,48 @@ var (
 	markdown = strings.NewReplacer("**", "", "__", "", "`", "", "✅", "", "✓", "", "✔", "", "🎉", "", "*", "")
 )
 
+// claimWords are words at least one of which every claim pattern needs: a sentence (or a
+// message) that holds none of them matches no pattern, and is not searched with them.
+// TestClaimWords and FuzzFindClaimWords check that this changes nothing Find returns.
+var claimWords = []string{
+	"test", "spec", "suite", "pass", "green", "ok", "example", "case", "fail", "buil", "compil",
+	"lint", "clippy", "rubocop", "ruff", "go vet", "staticcheck", "flake8", "credo",
+	"type", "tsc", "mypy", "pyright",
+}
+
+// mayClaim reports whether low, lower-cased text with markdown removed, holds a claim word.
+func mayClaim(low string) bool {
+	for _, w := range claimWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // Find returns the verification claims in a final message, in order. A sentence that mentions
 // a verification without asserting it (a plan, a condition, a question, a negation) is not a
 // claim.
 func Find(text string) []Claim {
+	// Most final messages hold no claim word at all: they are not split into sentences.
+	// Markdown removal and lower-casing keep every sentence's letters in the whole text's
+	// order, so a word a sentence holds, the whole text holds too.
+	if !mayClaim(strings.ToLower(markdown.Replace(text))) {
+		return nil
+	}
+	return find(text, true)
+}
+
+// find is Find after its first test; pre says whether to skip sentences without a claim word
+// (the tests turn it off to check that doing so changes nothing).
+func find(text string, pre bool) []Claim {
 	var out []Claim
 	for _, s := range sentences(text) {
 		clean := strings.TrimSpace(markdown.Replace(s))
 		low := strings.ToLower(clean)
+		if pre && !mayClaim(low) {
+			continue
+		}
 		for _, p := range claimPatterns {
 			if !p.re.MatchString(low) {
 				continue

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -241,5 +242,64 @@ func TestCheckCountsSubset(t *testing.T) {
 	}
 	if v := Check("All 400 tests pass.", steps, Config{}); v.Outcome != Contradicted {
 		t.Errorf("400 claimed, 373 run: %s, want contradicted", v.Outcome)
+	}
+}
+
+// TestClaimWords checks that skipping text without a claim word changes nothing: on every
+// labelled ending and every sentence of TestFind's, Find returns what the patterns alone find.
+func TestClaimWords(t *testing.T) {
+	texts := []string{
+		"All tests pass.", "Done. **All 86 tests pass** and the build is clean.", "86/86 pass.",
+		"The te**st** suite is gr`een`.", "✅ 42 tests passed, 0 failed", "Compiles cleanly; go vet is clean.",
+		"No type errors.", "mypy passes", "Looks good to me.", "I updated the README.",
+		"Zero failures", "The build is OK", "12 examples, 0 failures", "pyright: no errors",
+	}
+	for _, r := range readLabelled(t) {
+		texts = append(texts, r.Text)
+	}
+	found := 0
+	for _, text := range texts {
+		got, want := Find(text), find(text, false)
+		found += len(want)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Find(%.80q) = %+v, want %+v (the patterns alone)", text, got, want)
+		}
+	}
+	if found < 20 {
+		t.Errorf("only %d claims in the texts: the test checks too little", found)
+	}
+}
+
+// FuzzFindClaimWords: Find with the claim-word precondition finds what the patterns alone do.
+func FuzzFindClaimWords(f *testing.F) {
+	for _, s := range []string{"All tests pass.", "86/86 pass.", "The b*uild* succeeds.", "no tsc errors", "lint: clean"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := Find(text), find(text, false); !reflect.DeepEqual(got, want) {
+			t.Errorf("Find(%q) = %+v, want %+v", text, got, want)
+		}
+	})
+}
+
+// BenchmarkFind runs Find over the labelled endings; /patterns-only is without the claim-word
+// precondition, what Find did before it.
+func BenchmarkFind(b *testing.B) {
+	var texts []string
+	for _, r := range readLabelled(&testing.T{}) {
+		texts = append(texts, r.Text)
+	}
+	texts = append(texts, "Done: I renamed the handler and updated the README.", "Here is the summary of the changes you asked for.")
+	for _, c := range []struct {
+		name string
+		fn   func(string) []Claim
+	}{{"Find", Find}, {"patterns-only", func(s string) []Claim { return find(s, false) }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, s := range texts {
+					c.fn(s)
+				}
+			}
+		})
 	}
 }
