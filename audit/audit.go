@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/stall"
 	"github.com/stopgate/stopgate/store"
 	"github.com/stopgate/stopgate/termination"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // ErrNoReaders is returned by Run when Options.Readers is empty: no format is known, so no

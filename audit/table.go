@@ -15,8 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/termination"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // WriteJSON writes the report as one indented JSON document.

@@ -12,7 +12,7 @@ import (
 )
 
 // growthSample is the real session the 56 MB transcript repeats (3.4 MB, MIT, in the shared
-// data; see transcript/testdata/claude-code/PROVENANCE.md).
+// data; see harness/claudecode/transcript/testdata/claude-code/PROVENANCE.md).
 const growthSample = "../../../shared/data/transcripts/claude-code/spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"
 
 // BenchmarkHookGrowth measures what a stop costs as the session grows, with the hook as a

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 // The Codex fixtures, recorded by the end-to-end suite from Codex 0.169.0 and sanitized (see

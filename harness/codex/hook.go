@@ -8,8 +8,8 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/harness/internal/hookio"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // The hook events this package answers.

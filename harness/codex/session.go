@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/harness/internal/turns"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // SessionTurn builds the Turn of turn i of the Codex rollout s as it stood when that turn

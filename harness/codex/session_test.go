@@ -10,7 +10,7 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 // codexHookPrompt is the user message Codex writes when a Stop hook blocks: the hook's reason

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/hook"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // An AfterAgent response that trails off on a promise is denied; Gemini CLI sends the reason to

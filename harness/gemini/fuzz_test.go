@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 var geminiPayloadSeeds = []string{

@@ -17,8 +17,8 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/stall"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // The recorded fixtures of Gemini CLI 0.61.0 (see testdata/gemini/README.md).

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/harness/internal/turns"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // geminiHarnessPrompts begin the user messages Gemini CLI writes itself, which start no turn:

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 // geminiBackground is a run_shell_command call that Gemini CLI moved to the background as pid.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/harness"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 // HookNudges reads the nudges a stop hook gave in s (a Claude Code transcript, or a Codex

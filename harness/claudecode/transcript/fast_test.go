@@ -14,7 +14,7 @@ import (
 // agentId are read.
 func TestDecodeEntryMatchesUnmarshal(t *testing.T) {
 	var files []string
-	for _, pat := range []string{"testdata/handwritten/*.jsonl", "testdata/handwritten/v2_0/*.jsonl", "testdata/claude-code/*.jsonl", "../../shared/data/transcripts/claude-code/spotter/*.jsonl"} {
+	for _, pat := range []string{"testdata/handwritten/*.jsonl", "testdata/handwritten/v2_0/*.jsonl", "testdata/claude-code/*.jsonl", "../../../../shared/data/transcripts/claude-code/spotter/*.jsonl"} {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)
 	}

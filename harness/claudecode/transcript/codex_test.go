@@ -406,7 +406,7 @@ func TestReadCodexIOError(t *testing.T) {
 // TestReadCodexRealRollout reads the rollout Codex 0.169.0 wrote in the end-to-end suite's
 // background-process scenario (kept, sanitized, with the hook package's fixtures).
 func TestReadCodexRealRollout(t *testing.T) {
-	s, err := ReadCodexFile("../harness/codex/testdata/codex/rollout-0.169.0.jsonl", nil)
+	s, err := ReadCodexFile("../../codex/testdata/codex/rollout-0.169.0.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

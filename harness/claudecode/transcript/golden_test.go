@@ -12,7 +12,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // sharedDir holds the real spotter sessions, read in place.
-const sharedDir = "../../shared/data/transcripts/claude-code/spotter"
+const sharedDir = "../../../../shared/data/transcripts/claude-code/spotter"
 
 // realSessions are the large real sessions in sharedDir, by id.
 var realSessions = []string{

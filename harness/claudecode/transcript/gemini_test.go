@@ -594,7 +594,7 @@ func TestReadGeminiGolden(t *testing.T) {
 		in   func(t *testing.T) []byte
 	}{
 		{"gemini-0.61.0-todos", func(t *testing.T) []byte {
-			b, err := os.ReadFile(filepath.Join("..", "harness", "gemini", "testdata", "gemini", "session-0.61.0.jsonl"))
+			b, err := os.ReadFile(filepath.Join("..", "..", "gemini", "testdata", "gemini", "session-0.61.0.jsonl"))
 			if err != nil {
 				t.Fatalf("the recorded session file is missing: %v", err)
 			}

@@ -5,7 +5,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 // Read a real Claude Code session and look at how each turn ended.

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 // Read a session file Gemini CLI 0.61.0 wrote: each message as its last record left it, and the
 // todo list of the last write_todos call.
 func ExampleReadGeminiFile() {
-	s, err := transcript.ReadGeminiFile("../harness/gemini/testdata/gemini/session-0.61.0.jsonl", nil)
+	s, err := transcript.ReadGeminiFile("../../gemini/testdata/gemini/session-0.61.0.jsonl", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
