@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stopgate/stopgate/harness/internal/session"
 )
 
 // CodexSession is a Codex CLI session reconstructed from its rollout file
@@ -115,11 +117,11 @@ const ShellGone ShellStatus = "gone"
 // and described as Read does. Only an error from r is returned, with the session built from
 // the lines before it.
 func ReadCodex(r io.Reader, opts *Options) (*CodexSession, error) {
-	b := newCodexBuilder(opts.resolved())
+	b := newCodexBuilder(opts.Resolved())
 	err := b.readLines(r)
 	s := b.finish()
 	if err != nil {
-		return s, fmt.Errorf("transcript: codex rollout: reading after line %d: %w", b.line, err)
+		return s, fmt.Errorf("transcript: codex rollout: reading after line %d: %w", b.Line, err)
 	}
 	return s, nil
 }
@@ -274,8 +276,8 @@ var codexKnownTypes = map[string]bool{
 
 // codexBuilder accumulates a CodexSession from rollout lines.
 type codexBuilder struct {
-	builder // the line reader, limits, Session, malformed-line and entry bookkeeping
-	cs      *CodexSession
+	*session.Builder // the limits, Session, line count, malformed-line and entry bookkeeping, turns
+	cs               *CodexSession
 
 	task      *CodexTask
 	ctx       codexContextWire
@@ -285,28 +287,31 @@ type codexBuilder struct {
 	pollCalls map[string]*Shell // write_stdin call id → the shell it polls
 	shells    map[string]*Shell // background exec sessions by session id
 	execItems map[string]*Shell // exec_command call id → the shell it started
+	calls     map[string]*ToolCall
+	todoWrite []Todo // the latest plan's steps
 }
 
 func newCodexBuilder(o Options) *codexBuilder {
 	b := &codexBuilder{
-		builder:   *newBuilder(o),
+		Builder:   session.NewBuilder(o),
+		calls:     make(map[string]*ToolCall),
 		execCalls: make(map[string]*ToolCall),
 		pollCalls: make(map[string]*Shell),
 		shells:    make(map[string]*Shell),
 		execItems: make(map[string]*Shell),
 	}
-	b.cs = &CodexSession{Session: b.s}
-	b.sidechainKnown = true
+	b.cs = &CodexSession{Session: b.S}
+	b.SidechainKnown = true
 	return b
 }
 
 // readLines feeds each line of r to entry, up to MaxLineBytes; a longer line is counted as
 // malformed, as the Claude Code reader does.
 func (b *codexBuilder) readLines(r io.Reader) error {
-	return scanLines(r, b.o.MaxLineBytes, func(line []byte, tooLong bool) {
-		b.line++
+	return scanLines(r, b.O.MaxLineBytes, func(line []byte, tooLong bool) {
+		b.Line++
 		if tooLong {
-			b.malformed(ErrLineTooLong)
+			b.Malformed(ErrLineTooLong)
 			return
 		}
 		b.entry(line)
@@ -319,16 +324,16 @@ func (b *codexBuilder) entry(line []byte) {
 		return
 	case '{':
 	default:
-		b.malformed(ErrNotObject)
+		b.Malformed(ErrNotObject)
 		return
 	}
 	var l codexLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		b.malformed(err)
+		b.Malformed(err)
 		return
 	}
 	if l.Type == "" {
-		b.malformed(ErrNoType)
+		b.Malformed(ErrNoType)
 		return
 	}
 	t := parseTime(l.Timestamp)
@@ -347,18 +352,18 @@ func (b *codexBuilder) entry(line []byte) {
 		b.compacted(l.Payload, t)
 	default:
 		if !codexKnownTypes[l.Type] {
-			b.s.Skipped++
+			b.S.Skipped++
 		}
 	}
-	b.entries[k]++
-	if b.cur != nil && t.After(b.cur.End) && l.Type != "session_meta" {
-		b.cur.End = t
+	b.Count(k.typ, k.sub)
+	if b.Cur != nil && t.After(b.Cur.End) && l.Type != "session_meta" {
+		b.Cur.End = t
 	}
 }
 
 // stamp widens the session's time span to t.
 func (b *codexBuilder) stamp(t time.Time) {
-	s := b.s
+	s := b.S
 	if t.IsZero() {
 		return
 	}
@@ -393,12 +398,12 @@ func (b *codexBuilder) meta(raw json.RawMessage) {
 	} else if len(m.Source) > 0 && string(m.Source) != "null" {
 		cm.Source = string(m.Source)
 	}
-	b.s.ID, b.s.CWD = m.ID, m.CWD
+	b.S.ID, b.S.CWD = m.ID, m.CWD
 	if m.AgentNickname != "" || m.AgentRole != "" {
-		b.s.AgentID = cmp.Or(m.AgentNickname, m.AgentRole)
+		b.S.AgentID = cmp.Or(m.AgentNickname, m.AgentRole)
 	}
-	if m.CLIVersion != "" && !contains(b.s.Versions, m.CLIVersion) {
-		b.s.Versions = append(b.s.Versions, m.CLIVersion)
+	if m.CLIVersion != "" && !contains(b.S.Versions, m.CLIVersion) {
+		b.S.Versions = append(b.S.Versions, m.CLIVersion)
 	}
 }
 
@@ -408,8 +413,8 @@ func (b *codexBuilder) turnContext(raw json.RawMessage) {
 		return
 	}
 	b.ctx = c
-	if b.s.CWD == "" {
-		b.s.CWD = c.CWD
+	if b.S.CWD == "" {
+		b.S.CWD = c.CWD
 	}
 	if tk := b.task; tk != nil && (c.TurnID == "" || c.TurnID == tk.TurnID) {
 		b.applyContext(tk)
@@ -448,7 +453,7 @@ func (b *codexBuilder) closeResponse() {
 func (b *codexBuilder) responseItem(raw json.RawMessage, t time.Time) string {
 	var it codexItemWire
 	if err := json.Unmarshal(raw, &it); err != nil {
-		b.malformed(err)
+		b.Malformed(err)
 		return ""
 	}
 	switch it.Type {
@@ -467,7 +472,7 @@ func (b *codexBuilder) responseItem(raw json.RawMessage, t time.Time) string {
 		b.assistant(t)
 	case "function_call", "custom_tool_call", "local_shell_call":
 		m := b.assistant(t)
-		call := &ToolCall{ID: it.CallID, Name: it.Name, Time: t, Line: b.line}
+		call := &ToolCall{ID: it.CallID, Name: it.Name, Time: t, Line: b.Line}
 		switch it.Type {
 		case "function_call":
 			call.Input = jsonArguments(it.Arguments)
@@ -488,13 +493,13 @@ func (b *codexBuilder) responseItem(raw json.RawMessage, t time.Time) string {
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		b.open = nil
 		if b.results == nil {
-			b.results = &Message{ID: it.ID, Role: "user", Kind: KindToolResult, Time: t, Line: b.line}
-			b.s.Messages = append(b.s.Messages, b.results)
-			b.place(b.results)
+			b.results = &Message{ID: it.ID, Role: "user", Kind: KindToolResult, Time: t, Line: b.Line}
+			b.S.Messages = append(b.S.Messages, b.results)
+			b.Place(b.results)
 		}
 		b.results.Entries++
-		text, cut := b.cut(it.Output.Text)
-		r := &ToolResult{ToolUseID: it.CallID, IsError: it.Output.Failed, Text: text, TextTruncated: cut, Time: t, Line: b.line}
+		text, cut := b.Cut(it.Output.Text)
+		r := &ToolResult{ToolUseID: it.CallID, IsError: it.Output.Failed, Text: text, TextTruncated: cut, Time: t, Line: b.Line}
 		b.results.ToolResults = append(b.results.ToolResults, r)
 		if call := b.calls[it.CallID]; call != nil && call.Result == nil {
 			call.Result = r
@@ -513,10 +518,10 @@ func (b *codexBuilder) assistant(t time.Time) *Message {
 		b.open.Entries++
 		return b.open
 	}
-	m := &Message{Role: "assistant", Kind: KindAssistant, Model: b.ctx.Model, Time: t, Line: b.line, Entries: 1}
+	m := &Message{Role: "assistant", Kind: KindAssistant, Model: b.ctx.Model, Time: t, Line: b.Line, Entries: 1}
 	b.open = m
-	b.s.Messages = append(b.s.Messages, m)
-	b.place(m)
+	b.S.Messages = append(b.S.Messages, m)
+	b.Place(m)
 	return m
 }
 
@@ -533,8 +538,8 @@ var hookPromptRE = regexp.MustCompile(`(?s)<hook_prompt\b[^>]*>(.*?)</hook_promp
 // userMessage handles a user or developer message.
 func (b *codexBuilder) userMessage(it *codexItemWire, t time.Time) {
 	full := contentItemsText(it.Content)
-	text, _ := b.cut(full)
-	m := &Message{ID: it.ID, Role: it.Role, Kind: KindPrompt, Text: text, Time: t, Line: b.line, Entries: 1}
+	text, _ := b.Cut(full)
+	m := &Message{ID: it.ID, Role: it.Role, Kind: KindPrompt, Text: text, Time: t, Line: b.Line, Entries: 1}
 	trimmed := strings.TrimSpace(full)
 	switch {
 	case it.Role != "user":
@@ -549,26 +554,26 @@ func (b *codexBuilder) userMessage(it *codexItemWire, t time.Time) {
 			}
 		}
 	}
-	b.s.Messages = append(b.s.Messages, m)
-	b.place(m)
+	b.S.Messages = append(b.S.Messages, m)
+	b.Place(m)
 	switch m.Kind {
 	case KindPrompt:
 		if tk := b.task; tk != nil && tk.Turn < 0 {
-			tk.Turn = b.cur.Index
+			tk.Turn = b.Cur.Index
 		}
 	case KindHookFeedback:
 		var parts []string
 		for _, sm := range hookPromptRE.FindAllStringSubmatch(full, -1) {
 			parts = append(parts, html.UnescapeString(sm[1]))
 		}
-		h := &StopHook{Kind: StopHookFeedback, Event: "Stop", Time: t, Line: b.line, Turn: -1, Blocked: true}
-		h.Text, _ = b.cut(strings.Join(parts, "\n\n"))
-		if cur := b.cur; cur != nil {
+		h := &StopHook{Kind: StopHookFeedback, Event: "Stop", Time: t, Line: b.Line, Turn: -1, Blocked: true}
+		h.Text, _ = b.Cut(strings.Join(parts, "\n\n"))
+		if cur := b.Cur; cur != nil {
 			h.Turn = cur.Index
 			h.Active = cur.StopHookBlocks > 0
 			cur.StopHookBlocks++
 		}
-		b.s.StopHooks = append(b.s.StopHooks, h)
+		b.S.StopHooks = append(b.S.StopHooks, h)
 	}
 }
 
@@ -671,7 +676,7 @@ func (b *codexBuilder) outputEffects(call *ToolCall, r *ToolResult, text string)
 		}
 		b.shells[session] = sh
 		b.execItems[call.ID] = sh
-		b.s.Shells = append(b.s.Shells, sh)
+		b.S.Shells = append(b.S.Shells, sh)
 		return
 	}
 	sh := b.pollCalls[call.ID]
@@ -739,7 +744,7 @@ func commandText(raws ...json.RawMessage) string {
 func (b *codexBuilder) event(raw json.RawMessage, t time.Time) string {
 	var e codexEventWire
 	if err := json.Unmarshal(raw, &e); err != nil {
-		b.malformed(err)
+		b.Malformed(err)
 		return ""
 	}
 	switch e.Type {
@@ -759,23 +764,23 @@ func (b *codexBuilder) event(raw json.RawMessage, t time.Time) string {
 			tk.LastAgentMessage = &s
 		}
 		tk.Duration = time.Duration(e.DurationMS) * time.Millisecond
-		if tk.Turn >= 0 && tk.Turn < len(b.s.Turns) {
-			b.s.Turns[tk.Turn].Duration = tk.Duration
+		if tk.Turn >= 0 && tk.Turn < len(b.S.Turns) {
+			b.S.Turns[tk.Turn].Duration = tk.Duration
 		}
 		b.task = nil
 	case "turn_aborted":
 		b.closeResponse()
 		tk := b.taskFor(e.TurnID, t)
 		tk.Aborted = cmp.Or(string(e.Reason), "aborted")
-		if string(e.Reason) == "interrupted" && b.cur != nil {
-			b.cur.Interrupted = true
+		if string(e.Reason) == "interrupted" && b.Cur != nil {
+			b.Cur.Interrupted = true
 		}
 		b.task = nil
 	case "token_count":
 		b.closeResponse()
 	case "error", "stream_error":
 		if e.Type == "error" {
-			b.cs.Errors = append(b.cs.Errors, CodexError{Time: t, Line: b.line, Message: b.cutText(string(e.Message)), Turn: b.turnIndex()})
+			b.cs.Errors = append(b.cs.Errors, CodexError{Time: t, Line: b.Line, Message: b.CutText(string(e.Message)), Turn: b.TurnIndex()})
 		}
 	case "context_compacted":
 		b.closeResponse()
@@ -813,7 +818,7 @@ func (b *codexBuilder) taskFor(turnID string, t time.Time) *CodexTask {
 	if tk := b.task; tk != nil && (turnID == "" || tk.TurnID == "" || tk.TurnID == turnID) {
 		return tk
 	}
-	tk := &CodexTask{TurnID: turnID, Turn: b.turnIndex()}
+	tk := &CodexTask{TurnID: turnID, Turn: b.TurnIndex()}
 	b.cs.Tasks = append(b.cs.Tasks, tk)
 	return tk
 }
@@ -822,13 +827,13 @@ func (b *codexBuilder) compacted(raw json.RawMessage, t time.Time) {
 	b.closeResponse()
 	var c codexCompactedWire
 	_ = json.Unmarshal(raw, &c)
-	b.s.Compactions = append(b.s.Compactions, &Compaction{Time: t, Line: b.line, Summary: b.cutText(c.Message), Turn: b.turnIndex()})
+	b.S.Compactions = append(b.S.Compactions, &Compaction{Time: t, Line: b.Line, Summary: b.CutText(c.Message), Turn: b.TurnIndex()})
 }
 
 // finish completes the derived state once every line is read.
 func (b *codexBuilder) finish() *CodexSession {
-	s := b.builder.finish()
-	s.Subagents = nil
+	s := b.Builder.Finish()
+	s.Todos = append([]Todo(nil), b.todoWrite...)
 	if b.cs.Plan != nil && s.Todos == nil {
 		s.Todos = []Todo{} // the plan is known, and empty
 	}

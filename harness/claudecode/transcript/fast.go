@@ -193,7 +193,7 @@ func (b *builder) decodeEntry(line []byte, e *rawEntry) error {
 		return err
 	}
 	if tur != nil {
-		if !b.live && !json.Valid(tur) {
+		if !b.Live && !json.Valid(tur) {
 			return json.Unmarshal(line, e)
 		}
 		e.ToolUseResult = tur

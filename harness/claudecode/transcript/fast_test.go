@@ -33,8 +33,8 @@ func TestDecodeEntryMatchesUnmarshal(t *testing.T) {
 			for _, live := range []bool{false, true} {
 				var want, got rawEntry
 				werr := json.Unmarshal(sc.Bytes(), &want)
-				b := newBuilder((*Options)(nil).resolved())
-				b.live = live
+				b := newBuilder((*Options)(nil).Resolved())
+				b.Live = live
 				gerr := b.decodeEntry(sc.Bytes(), &got)
 				if (werr == nil) != (gerr == nil) {
 					t.Fatalf("%s:%d: error %v, want %v", path, line, gerr, werr)
@@ -68,7 +68,7 @@ func FuzzDecodeEntry(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var e rawEntry
-		b := newBuilder((*Options)(nil).resolved())
+		b := newBuilder((*Options)(nil).Resolved())
 		err := b.decodeEntry(line, &e)
 		var v any
 		if json.Unmarshal(line, &v) != nil {

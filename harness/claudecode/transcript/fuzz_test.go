@@ -97,6 +97,5 @@ func FuzzParseNotifications(f *testing.F) {
 		}
 		_, _, _ = backgroundStart(text)
 		_, _ = outputStatus(text)
-		_ = lastSentence(text, ExcerptRunes)
 	})
 }

@@ -169,7 +169,7 @@ const (
 // and skipped. Options.MaxLineBytes bounds one line, and a legacy file as a whole. Only an
 // error from r is returned, with the session built from what was read before it.
 func ReadGemini(r io.Reader, opts *Options) (*GeminiSession, error) {
-	b := newGeminiBuilder(opts.resolved())
+	b := newGeminiBuilder(opts.Resolved())
 	err := b.read(r)
 	s := b.finish()
 	if err != nil {

@@ -3,8 +3,6 @@ package transcript
 import (
 	"strconv"
 	"strings"
-
-	"github.com/stopgate/stopgate/stall"
 )
 
 // This file reads the harness's own markup inside message text: task notifications, the
@@ -199,15 +197,4 @@ func taskNumber(text string) string {
 		return ""
 	}
 	return idToken(text[i+len(key):])
-}
-
-// lastSentence returns a short excerpt of the end of text: its last sentence or question, as
-// stall.FinalSentence finds it (passing over a closing list, rule, table or code block), at
-// most max runes, cut at the front with "…" when longer.
-func lastSentence(text string, max int) string {
-	r := []rune(strings.TrimSpace(stall.FinalSentence(text)))
-	if max > 0 && len(r) > max {
-		r = append([]rune("…"), r[len(r)-max+1:]...)
-	}
-	return string(r)
 }

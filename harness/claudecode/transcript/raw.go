@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 )
 
 // This file holds the wire shapes of a Claude Code JSONL entry. Only the fields the reader uses
@@ -180,69 +179,4 @@ type rawToolInput struct {
 	ActiveForm      string     `json:"activeForm"`
 	Status          string     `json:"status"`
 	Todos           *[]rawTodo `json:"todos"`
-}
-
-// flexString accepts a JSON string or number (kept as its literal); anything else decodes to "".
-type flexString string
-
-func (f *flexString) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	switch c := b[0]; {
-	case c == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*f = flexString(s)
-	case c == '-' || (c >= '0' && c <= '9'):
-		*f = flexString(b)
-	}
-	return nil
-}
-
-// flexInt accepts a JSON number or a string holding one; anything else decodes to 0.
-type flexInt int64
-
-func (f *flexInt) UnmarshalJSON(b []byte) error {
-	s := string(b)
-	if len(s) >= 2 && s[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		*f = flexInt(n)
-		return nil
-	}
-	if x, err := strconv.ParseFloat(s, 64); err == nil {
-		*f = flexInt(x)
-	}
-	return nil
-}
-
-// flexBool accepts a JSON boolean or the strings "true" and "false"; anything else is false.
-type flexBool bool
-
-func (f *flexBool) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case "true", `"true"`:
-		*f = true
-	default:
-		*f = false
-	}
-	return nil
-}
-
-// firstByte returns the first non-space byte of b, or 0.
-func firstByte(b []byte) byte {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
-	}
-	return 0
 }

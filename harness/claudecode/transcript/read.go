@@ -11,70 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/stopgate/stopgate/internal/jsonl"
+	"github.com/stopgate/stopgate/harness/internal/session"
 )
-
-// Defaults for the zero Options.
-const (
-	// DefaultMaxLineBytes bounds one JSONL line. Tool results are stored inline, so real
-	// lines run to tens of megabytes.
-	DefaultMaxLineBytes = 64 << 20
-	// DefaultMaxResultBytes bounds the text kept per tool result, user message, compaction
-	// summary and stop-hook message, and the structured toolUseResult kept per result.
-	DefaultMaxResultBytes = 64 << 10
-	// DefaultMaxMalformed bounds Session.Malformed.
-	DefaultMaxMalformed = 100
-)
-
-// Errors wrapped by LineError for lines that are skipped. A line that is not valid JSON, or
-// whose known fields have unexpected JSON types, carries the encoding/json error instead.
-var (
-	// ErrLineTooLong reports a line longer than Options.MaxLineBytes.
-	ErrLineTooLong = errors.New("line too long")
-	// ErrNotObject reports a line that holds JSON but not an object.
-	ErrNotObject = errors.New("not a JSON object")
-	// ErrNoType reports an object without a "type" string: no transcript entry.
-	ErrNoType = errors.New("entry has no type")
-)
-
-// Options configures Read and ReadFile. The zero value (or a nil *Options) reads with the
-// defaults and does not look for sub-agent files.
-type Options struct {
-	// Subagents makes ReadFile also read the sub-agent transcripts Claude Code keeps beside
-	// the session (<session-id>/subagents/agent-*.jsonl, and agent-<id>.jsonl next to the
-	// session file for older builds), filling Session.AgentFiles and Subagent.File. Read,
-	// which has no path, ignores it.
-	Subagents bool
-	// MaxLineBytes bounds one line; a longer line is skipped and reported with
-	// ErrLineTooLong. Zero means DefaultMaxLineBytes.
-	MaxLineBytes int
-	// MaxResultBytes bounds the text kept per tool result, user message, compaction summary
-	// and stop-hook message; a structured toolUseResult larger than this is dropped. Zero
-	// means DefaultMaxResultBytes; a negative value keeps everything.
-	MaxResultBytes int
-	// MaxMalformed bounds Session.Malformed; Session.MalformedCount still counts every
-	// malformed line. Zero means DefaultMaxMalformed; a negative value keeps none.
-	MaxMalformed int
-}
-
-func (o *Options) resolved() Options {
-	var r Options
-	if o != nil {
-		r = *o
-	}
-	if r.MaxLineBytes <= 0 {
-		r.MaxLineBytes = DefaultMaxLineBytes
-	}
-	if r.MaxResultBytes == 0 {
-		r.MaxResultBytes = DefaultMaxResultBytes
-	}
-	if r.MaxMalformed == 0 {
-		r.MaxMalformed = DefaultMaxMalformed
-	}
-	return r
-}
 
 // Read reads a Claude Code JSONL transcript from r in one streaming pass and reconstructs the
 // session's state.
@@ -83,7 +22,7 @@ func (o *Options) resolved() Options {
 // is counted in Session.MalformedCount, described in Session.Malformed, and skipped. Only an
 // error from r is returned; Read then also returns the session built from the lines before it.
 func Read(r io.Reader, opts *Options) (*Session, error) {
-	s, line, err := read(r, opts.resolved())
+	s, line, err := read(r, opts.Resolved())
 	if err != nil {
 		return s, fmt.Errorf("transcript: reading after line %d: %w", line, err)
 	}
@@ -93,7 +32,7 @@ func Read(r io.Reader, opts *Options) (*Session, error) {
 func read(r io.Reader, o Options) (s *Session, line int, err error) {
 	b := newBuilder(o)
 	err = b.readLines(r)
-	return b.finish(), b.line, err
+	return b.finish(), b.Line, err
 }
 
 // ReadFile reads the transcript at path, as Read does. With Options.Subagents it also reads
@@ -101,7 +40,7 @@ func read(r io.Reader, o Options) (s *Session, line int, err error) {
 //
 // A missing subagents directory is no error; a file that cannot be opened or read is.
 func ReadFile(path string, opts *Options) (*Session, error) {
-	o := opts.resolved()
+	o := opts.Resolved()
 	s, err := readPath(path, &o)
 	if err != nil || !o.Subagents {
 		return s, err
@@ -172,31 +111,20 @@ func attachAgentFiles(s *Session, path string, o Options) error {
 	return nil
 }
 
-// scanLines calls fn with each line of r, its line end kept, read by the one line scanner
-// (internal/jsonl): a line over max bytes is reported with tooLong set and no bytes. Empty
-// input yields no call. It returns r's first error other than io.EOF.
-func scanLines(r io.Reader, max int, fn func(line []byte, tooLong bool)) error {
-	sc := jsonl.NewScanner(r, max)
-	for sc.Scan() {
-		fn(sc.Line(), sc.TooLong())
-	}
-	return sc.Err()
-}
-
 // readLines feeds each line of r to the builder, up to MaxLineBytes; a longer line is counted
 // as malformed.
 func (b *builder) readLines(r io.Reader) error {
-	return scanLines(r, b.o.MaxLineBytes, func(line []byte, tooLong bool) {
-		b.line++
+	return scanLines(r, b.O.MaxLineBytes, func(line []byte, tooLong bool) {
+		b.Line++
 		if tooLong {
-			b.malformed(ErrLineTooLong)
+			b.Malformed(ErrLineTooLong)
 			return
 		}
 		b.entry(line)
 	})
 }
 
-// entryKey is the internal key of Session.Entries.
+// entryKey is the key of Session.Entries while a session is read.
 type entryKey struct{ typ, sub string }
 
 // knownTypes are the entry types Claude Code is known to write (research notes §2.2). Types
@@ -210,15 +138,7 @@ var knownTypes = map[string]bool{
 
 // builder accumulates a Session from entries.
 type builder struct {
-	o    Options
-	s    *Session
-	line int
-
-	entries map[entryKey]int
-
-	sidechainKnown bool
-	mainSidechain  bool
-	cur            *Turn
+	*session.Builder // the options, Session, line count, entry bookkeeping and turns
 
 	msgByID map[string]*Message
 	calls   map[string]*ToolCall
@@ -239,11 +159,8 @@ type builder struct {
 
 	// todoUsed records a todo tool call in a message off ([0]) and on ([1]) a sidechain.
 	todoUsed [2]bool
-	// nTurns counts the turns started, the next Turn.Index.
-	nTurns int
-	// live keeps only what the last turn's stop needs (ReadTail): no Messages, StopHooks or
-	// Compactions, no user messages in turns, only the current run's turns.
-	live bool
+	// Live (in session.Builder) keeps only what the last turn's stop needs (ReadTail); this
+	// reader then also keeps no Messages, StopHooks or Compactions.
 	// forgotten are the ids of the messages a live read let go, oldest first.
 	forgotten []string
 	// scratch is decodeEntry's reused buffer.
@@ -257,9 +174,7 @@ type shellReadRef struct {
 
 func newBuilder(o Options) *builder {
 	return &builder{
-		o:            o,
-		s:            &Session{},
-		entries:      make(map[entryKey]int),
+		Builder:      session.NewBuilder(o),
 		msgByID:      make(map[string]*Message),
 		calls:        make(map[string]*ToolCall),
 		shellByID:    make(map[string]*Shell),
@@ -272,29 +187,22 @@ func newBuilder(o Options) *builder {
 	}
 }
 
-func (b *builder) malformed(err error) {
-	b.s.MalformedCount++
-	if len(b.s.Malformed) < b.o.MaxMalformed {
-		b.s.Malformed = append(b.s.Malformed, LineError{Line: b.line, Err: err})
-	}
-}
-
 func (b *builder) entry(line []byte) {
 	switch firstByte(line) {
 	case 0:
 		return // blank line
 	case '{':
 	default:
-		b.malformed(ErrNotObject)
+		b.Malformed(ErrNotObject)
 		return
 	}
 	var e rawEntry
 	if err := b.decodeEntry(line, &e); err != nil {
-		b.malformed(err)
+		b.Malformed(err)
 		return
 	}
 	if e.Type == "" {
-		b.malformed(ErrNoType)
+		b.Malformed(ErrNoType)
 		return
 	}
 	t := parseTime(e.Timestamp)
@@ -324,10 +232,10 @@ func (b *builder) entry(line []byte) {
 		b.queue(&e, t)
 	default:
 		if !knownTypes[e.Type] {
-			b.s.Skipped++
+			b.S.Skipped++
 		}
 	}
-	b.entries[k]++
+	b.Count(k.typ, k.sub)
 
 	switch e.Type {
 	case "user":
@@ -336,15 +244,15 @@ func (b *builder) entry(line []byte) {
 		}
 		fallthrough
 	case "assistant", "system", "progress", "attachment":
-		if b.cur != nil && e.IsSidechain == b.mainSidechain && t.After(b.cur.End) {
-			b.cur.End = t
+		if b.Cur != nil && e.IsSidechain == b.MainSidechain && t.After(b.Cur.End) {
+			b.Cur.End = t
 		}
 	}
 }
 
 // envelope records the session-level facts every entry may carry.
 func (b *builder) envelope(e *rawEntry, t time.Time) {
-	s := b.s
+	s := b.S
 	if s.ID == "" {
 		s.ID = e.SessionID
 	}
@@ -370,116 +278,11 @@ func (b *builder) envelope(e *rawEntry, t time.Time) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-// cut bounds s to MaxResultBytes at a rune boundary. A cut string is copied so the full
-// decoded text can be collected.
-func (b *builder) cut(s string) (string, bool) {
-	max := b.o.MaxResultBytes
-	if max < 0 || len(s) <= max {
-		return s, false
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return strings.Clone(s[:i]), true
-}
-
-func (b *builder) cutText(s string) string {
-	s, _ = b.cut(s)
-	return s
-}
-
-// setMain fixes which chain (main or sidechain) the transcript's own turns are on: the chain
-// of its first message.
-func (b *builder) setMain(sidechain bool) {
-	if !b.sidechainKnown {
-		b.sidechainKnown, b.mainSidechain = true, sidechain
-	}
-}
-
-func (b *builder) turnIndex() int {
-	if b.cur == nil {
-		return -1
-	}
-	return b.cur.Index
-}
-
-// place adds a new message to the turns: it starts a turn, joins the current one, or, before
-// any turn, starts an implicit one if it is part of the agent loop.
-func (b *builder) place(m *Message) {
-	if m.Sidechain != b.mainSidechain {
-		return
-	}
-	if m.Kind.StartsTurn() {
-		b.startTurn(m, m.Kind)
-		return
-	}
-	if b.cur == nil {
-		if m.Kind != KindAssistant && m.Kind != KindToolResult {
-			return
-		}
-		b.startTurn(m, "")
-	} else if !b.live || m.Role != "user" {
-		b.cur.Messages = append(b.cur.Messages, m)
-	}
-	if m.Kind == KindAssistant {
-		b.cur.assistantCount++
-	}
-}
-
-func (b *builder) startTurn(m *Message, trigger MessageKind) {
-	t := &Turn{
-		Index:    b.nTurns,
-		Trigger:  trigger,
-		Line:     m.Line,
-		Start:    m.Time,
-		End:      m.Time,
-		Messages: []*Message{m},
-		hookAt:   -1,
-	}
-	if trigger != "" {
-		t.Prompt = m.Text
-	}
-	if b.live {
-		if m.Role == "user" {
-			t.Messages = nil
-		}
-		if trigger != KindNotification {
-			// A new run: the turns before it say nothing about this stop.
-			clear(b.s.Turns)
-			b.s.Turns = b.s.Turns[:0]
-		}
-	}
-	b.nTurns++
-	b.s.Turns = append(b.s.Turns, t)
-	b.cur = t
-}
-
 // user handles a user entry: a prompt, tool results, or a harness message.
 func (b *builder) user(e *rawEntry, t time.Time) {
-	b.setMain(e.IsSidechain)
-	m := &Message{ID: e.UUID, Role: "user", Time: t, Line: b.line, Entries: 1, Sidechain: e.IsSidechain}
-	if e.Todos != nil && e.IsSidechain == b.mainSidechain {
+	b.SetMain(e.IsSidechain)
+	m := &Message{ID: e.UUID, Role: "user", Time: t, Line: b.Line, Entries: 1, Sidechain: e.IsSidechain}
+	if e.Todos != nil && e.IsSidechain == b.MainSidechain {
 		b.todoWrite = todosFrom(*e.Todos, "TodoWrite")
 	}
 	var texts []string
@@ -509,16 +312,16 @@ func (b *builder) user(e *rawEntry, t time.Time) {
 			m.ToolResults = append(m.ToolResults, b.toolResult(blk, structured, t))
 		}
 	}
-	m.Text = b.cutText(joinText(texts))
+	m.Text = b.CutText(joinText(texts))
 	m.Kind = classifyUser(e, m, hasImage)
-	if !b.live {
-		b.s.Messages = append(b.s.Messages, m)
+	if !b.Live {
+		b.S.Messages = append(b.S.Messages, m)
 	}
-	b.place(m)
+	b.Place(m)
 
-	main := m.Sidechain == b.mainSidechain
-	if main && b.cur != nil && strings.Contains(m.Text, "[Request interrupted by user") {
-		b.cur.Interrupted = true
+	main := m.Sidechain == b.MainSidechain
+	if main && b.Cur != nil && strings.Contains(m.Text, "[Request interrupted by user") {
+		b.Cur.Interrupted = true
 	}
 	switch m.Kind {
 	case KindNotification:
@@ -526,10 +329,10 @@ func (b *builder) user(e *rawEntry, t time.Time) {
 			b.notify(n, t, true)
 		}
 	case KindHookFeedback:
-		b.addStopHook(&StopHook{Kind: StopHookFeedback, Event: "Stop", Time: t, Line: b.line, Blocked: true, Text: m.Text}, main)
+		b.addStopHook(&StopHook{Kind: StopHookFeedback, Event: "Stop", Time: t, Line: b.Line, Blocked: true, Text: m.Text}, main)
 	case KindCompactSummary:
-		for i := len(b.s.Compactions) - 1; i >= 0; i-- {
-			if c := b.s.Compactions[i]; !c.Micro {
+		for i := len(b.S.Compactions) - 1; i >= 0; i-- {
+			if c := b.S.Compactions[i]; !c.Micro {
 				if c.Summary == "" {
 					c.Summary = m.Text
 				}
@@ -567,27 +370,6 @@ func classifyUser(e *rawEntry, m *Message, hasImage bool) MessageKind {
 	return KindPrompt
 }
 
-func joinText(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return strings.TrimSpace(parts[0])
-	}
-	var sb strings.Builder
-	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if sb.Len() > 0 {
-			sb.WriteString("\n\n")
-		}
-		sb.WriteString(p)
-	}
-	return sb.String()
-}
-
 // contentText flattens tool_result content: a string, or the text of its text blocks.
 func contentText(c *rawContent) string {
 	if c == nil {
@@ -607,11 +389,11 @@ func contentText(c *rawContent) string {
 
 // toolResult builds a ToolResult, links it to its call and applies its effects.
 func (b *builder) toolResult(blk *rawBlock, structured json.RawMessage, t time.Time) *ToolResult {
-	r := &ToolResult{ToolUseID: blk.ToolUseID, IsError: bool(blk.IsError), Time: t, Line: b.line}
+	r := &ToolResult{ToolUseID: blk.ToolUseID, IsError: bool(blk.IsError), Time: t, Line: b.Line}
 	full := contentText(blk.Content)
-	r.Text, r.TextTruncated = b.cut(full)
-	if len(structured) > 0 && !bytes.Equal(structured, []byte("null")) && !b.live { // a live read's Turn never reads it
-		if b.o.MaxResultBytes < 0 || len(structured) <= b.o.MaxResultBytes {
+	r.Text, r.TextTruncated = b.Cut(full)
+	if len(structured) > 0 && !bytes.Equal(structured, []byte("null")) && !b.Live { // a live read's Turn never reads it
+		if b.O.MaxResultBytes < 0 || len(structured) <= b.O.MaxResultBytes {
 			r.Structured = bytes.Clone(structured) // it points into the line
 		} else {
 			r.StructuredDropped = true
@@ -627,7 +409,7 @@ func (b *builder) toolResult(blk *rawBlock, structured json.RawMessage, t time.T
 
 // assistant merges an assistant entry into its message.
 func (b *builder) assistant(e *rawEntry, t time.Time) {
-	b.setMain(e.IsSidechain)
+	b.SetMain(e.IsSidechain)
 	if e.Message == nil {
 		return
 	}
@@ -637,14 +419,14 @@ func (b *builder) assistant(e *rawEntry, t time.Time) {
 	}
 	m := b.msgByID[id]
 	if m == nil {
-		m = &Message{ID: id, Role: "assistant", Kind: KindAssistant, Time: t, Line: b.line, Sidechain: e.IsSidechain}
+		m = &Message{ID: id, Role: "assistant", Kind: KindAssistant, Time: t, Line: b.Line, Sidechain: e.IsSidechain}
 		if id != "" {
 			b.msgByID[id] = m
 		}
-		if !b.live {
-			b.s.Messages = append(b.s.Messages, m)
+		if !b.Live {
+			b.S.Messages = append(b.S.Messages, m)
 		}
-		b.place(m)
+		b.Place(m)
 	}
 	m.Entries++
 	if e.Message.Model != "" {
@@ -675,7 +457,7 @@ func (b *builder) assistant(e *rawEntry, t time.Time) {
 		case "text":
 			appendText(m, blk.Text)
 		case "tool_use", "server_tool_use":
-			call := &ToolCall{ID: blk.ID, Name: blk.Name, Input: blk.Input, Time: t, Line: b.line}
+			call := &ToolCall{ID: blk.ID, Name: blk.Name, Input: blk.Input, Time: t, Line: b.Line}
 			m.ToolCalls = append(m.ToolCalls, call)
 			switch call.Name {
 			case "TodoWrite", "TaskCreate", "TaskUpdate", "TaskList":
@@ -684,27 +466,16 @@ func (b *builder) assistant(e *rawEntry, t time.Time) {
 			if call.ID != "" {
 				b.calls[call.ID] = call
 			}
-			b.callEffects(call, e.IsSidechain == b.mainSidechain)
+			b.callEffects(call, e.IsSidechain == b.MainSidechain)
 		}
 	}
-}
-
-func appendText(m *Message, s string) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return
-	}
-	if m.Text != "" {
-		m.Text += "\n\n"
-	}
-	m.Text += s
 }
 
 // system handles system entries: compactions, stop-hook summaries, turn durations.
 func (b *builder) system(e *rawEntry, t time.Time) {
 	switch e.Subtype {
 	case "compact_boundary", "microcompact_boundary":
-		c := &Compaction{Time: t, Line: b.line, Micro: e.Subtype == "microcompact_boundary", Turn: b.turnIndex()}
+		c := &Compaction{Time: t, Line: b.Line, Micro: e.Subtype == "microcompact_boundary", Turn: b.TurnIndex()}
 		md := e.CompactMetadata
 		if md == nil {
 			md = e.MicrocompactMetadata
@@ -712,25 +483,25 @@ func (b *builder) system(e *rawEntry, t time.Time) {
 		if md != nil {
 			c.Trigger, c.PreTokens = md.Trigger, int64(md.PreTokens)
 		}
-		if !b.live {
-			b.s.Compactions = append(b.s.Compactions, c)
+		if !b.Live {
+			b.S.Compactions = append(b.S.Compactions, c)
 		}
 	case "stop_hook_summary":
 		h := &StopHook{
 			Kind:                  StopHookSummary,
 			Time:                  t,
-			Line:                  b.line,
+			Line:                  b.Line,
 			PreventedContinuation: e.PreventedContinuation,
-			StopReason:            b.cutText(string(e.StopReason)),
+			StopReason:            b.CutText(string(e.StopReason)),
 			Errors:                b.hookErrors(e.HookErrors),
 		}
 		for _, hi := range e.HookInfos {
 			h.Commands = append(h.Commands, string(hi.Command))
 		}
-		b.addStopHook(h, e.IsSidechain == b.mainSidechain)
+		b.addStopHook(h, e.IsSidechain == b.MainSidechain)
 	case "turn_duration":
-		if b.cur != nil && e.IsSidechain == b.mainSidechain {
-			b.cur.Duration = time.Duration(e.DurationMs) * time.Millisecond
+		if b.Cur != nil && e.IsSidechain == b.MainSidechain {
+			b.Cur.Duration = time.Duration(e.DurationMs) * time.Millisecond
 		}
 	}
 }
@@ -750,7 +521,7 @@ func (b *builder) hookErrors(raw json.RawMessage) []string {
 		if json.Unmarshal(it, &s) != nil {
 			s = string(bytes.TrimSpace(it))
 		}
-		out = append(out, b.cutText(s))
+		out = append(out, b.CutText(s))
 	}
 	return out
 }
@@ -760,20 +531,20 @@ func (b *builder) hookErrors(raw json.RawMessage) []string {
 // hooks blocking at once): they share Active, and the stop counts as one block at most.
 func (b *builder) addStopHook(h *StopHook, main bool) {
 	h.Turn = -1
-	if cur := b.cur; cur != nil && main {
+	if cur := b.Cur; cur != nil && main {
 		h.Turn = cur.Index
-		if cur.hookAt != cur.assistantCount { // a new stop
-			cur.blockedBefore = cur.blockedBefore || cur.hookBlocked
-			cur.hookAt, cur.hookActive, cur.hookBlocked = cur.assistantCount, cur.blockedBefore, false
+		if bk := &cur.Book; bk.HookAt != bk.AssistantCount { // a new stop
+			bk.BlockedBefore = bk.BlockedBefore || bk.HookBlocked
+			bk.HookAt, bk.HookActive, bk.HookBlocked = bk.AssistantCount, bk.BlockedBefore, false
 		}
-		h.Active = cur.hookActive
-		if h.Blocked && !cur.hookBlocked {
-			cur.hookBlocked = true
+		h.Active = cur.Book.HookActive
+		if h.Blocked && !cur.Book.HookBlocked {
+			cur.Book.HookBlocked = true
 			cur.StopHookBlocks++
 		}
 	}
-	if !b.live {
-		b.s.StopHooks = append(b.s.StopHooks, h)
+	if !b.Live {
+		b.S.StopHooks = append(b.S.StopHooks, h)
 	}
 }
 
@@ -784,27 +555,27 @@ func (b *builder) attachment(e *rawEntry, t time.Time) {
 	if a == nil || !strings.HasPrefix(a.Type, "hook_") || (a.HookEvent != "Stop" && a.HookEvent != "SubagentStop") {
 		return
 	}
-	h := &StopHook{Kind: StopHookAttachment, Attachment: a.Type, Event: a.HookEvent, Time: t, Line: b.line}
+	h := &StopHook{Kind: StopHookAttachment, Attachment: a.Type, Event: a.HookEvent, Time: t, Line: b.Line}
 	if a.Command != "" {
 		h.Commands = []string{a.Command}
 	}
 	switch a.Type {
 	case "hook_blocking_error":
 		h.Blocked = true
-		h.Text = b.cutText(blockingErrorText(a.BlockingError))
+		h.Text = b.CutText(blockingErrorText(a.BlockingError))
 	case "hook_additional_context":
 		h.Blocked = true
-		h.Text = b.cutText(stringOrStrings(a.Content))
+		h.Text = b.CutText(stringOrStrings(a.Content))
 	case "hook_stopped_continuation":
 		h.PreventedContinuation = true
-		h.StopReason = b.cutText(a.Message)
+		h.StopReason = b.CutText(a.Message)
 		h.Text = h.StopReason
 	case "hook_non_blocking_error":
 		if a.Stderr != "" {
-			h.Errors = []string{b.cutText(a.Stderr)}
+			h.Errors = []string{b.CutText(a.Stderr)}
 		}
 	}
-	b.addStopHook(h, e.IsSidechain == b.mainSidechain)
+	b.addStopHook(h, e.IsSidechain == b.MainSidechain)
 }
 
 // blockingErrorText reads a hook_blocking_error payload: {"blockingError": "…", "command": …}
@@ -865,7 +636,7 @@ func (b *builder) queue(e *rawEntry, t time.Time) {
 
 // finish completes the derived state once every line is read.
 func (b *builder) finish() *Session {
-	s := b.s
+	s := b.S
 	for _, call := range b.bgCalls {
 		if call.Result == nil {
 			sh := &Shell{Call: call, Started: call.Time, Status: ShellRunning}
@@ -881,43 +652,8 @@ func (b *builder) finish() *Session {
 		}
 	}
 	s.Todos = append(append([]Todo(nil), b.todoWrite...), b.tasks...)
-	for _, sh := range s.Shells {
-		for _, rd := range sh.Reads {
-			if !rd.Error && (finalStatus(rd.Status) || (!sh.Finished.IsZero() && !rd.Time.Before(sh.Finished))) {
-				sh.ReadAt = rd.Time
-				break
-			}
-		}
-	}
-	for _, t := range s.Turns {
-		t.Local = true
-		for _, m := range t.Messages {
-			if m.Kind != KindAssistant {
-				continue
-			}
-			m.Synthetic = m.Model == SyntheticModel && !m.APIError && len(m.ToolCalls) == 0
-			if m.Synthetic {
-				continue
-			}
-			t.Local = false
-			t.ToolCalls += len(m.ToolCalls)
-			t.StopReason = m.StopReason
-			if m.Text != "" {
-				t.FinalText = m.Text
-			}
-		}
-	}
 	s.TodosUsed = b.todoUsed[boolIndex(s.AgentID != "")]
-	s.Lines = b.line
-	s.Entries = make(map[string]int, len(b.entries))
-	for k, n := range b.entries {
-		key := k.typ
-		if k.sub != "" {
-			key += "/" + k.sub
-		}
-		s.Entries[key] += n
-	}
-	return s
+	return b.Builder.Finish()
 }
 
 func boolIndex(b bool) int {

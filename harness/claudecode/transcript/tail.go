@@ -13,11 +13,6 @@ import (
 	"time"
 )
 
-// KeepSteps is how many trailing loop-guard steps (tool calls and replies) of the current run
-// a live read (ReadTail) keeps the messages of: as far as the loop guard and the claims check
-// look back.
-const KeepSteps = 100
-
 // fingerprintBytes is how much of the file's head, and of the bytes just before the offset,
 // a checkpoint hashes.
 const fingerprintBytes = 4 << 10
@@ -51,7 +46,7 @@ func ReadTail(path string, checkpoint []byte, opts *Options) (*Session, []byte, 
 
 // readTail is ReadTail, also reporting whether the checkpoint was used.
 func readTail(path string, checkpoint []byte, opts *Options) (s *Session, next []byte, resumed bool, err error) {
-	o := opts.resolved()
+	o := opts.Resolved()
 	o.Subagents = false
 	f, err := os.Open(path)
 	if err != nil {
@@ -74,7 +69,7 @@ func readTail(path string, checkpoint []byte, opts *Options) (s *Session, next [
 	}
 	if b == nil {
 		b = newBuilder(o)
-		b.live = true
+		b.Live = true
 	}
 	if _, err := f.Seek(start, io.SeekStart); err != nil {
 		return nil, nil, false, fmt.Errorf("transcript: %w", err)
@@ -89,26 +84,26 @@ func readTail(path string, checkpoint []byte, opts *Options) (s *Session, next [
 		next = b.checkpoint(abs, dev, ino, offset, fp)
 	}
 	r := io.LimitReader(f, fi.Size()-start)
-	err = scanLines(r, b.o.MaxLineBytes, func(line []byte, tooLong bool) {
+	err = scanLines(r, b.O.MaxLineBytes, func(line []byte, tooLong bool) {
 		complete := len(line) > 0 && line[len(line)-1] == '\n'
 		if !complete && next == nil {
 			checkpointAt() // the line is being written: read it, but again next time
 		}
-		b.line++
+		b.Line++
 		if tooLong {
-			b.malformed(ErrLineTooLong)
+			b.Malformed(ErrLineTooLong)
 		} else {
 			b.entry(line)
 		}
 		if complete {
 			offset += int64(len(line))
-			if b.line%1024 == 0 {
+			if b.Line%1024 == 0 {
 				b.pruneMessages()
 			}
 		}
 	})
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("transcript: %s: reading after line %d: %w", path, b.line, err)
+		return nil, nil, false, fmt.Errorf("transcript: %s: reading after line %d: %w", path, b.Line, err)
 	}
 	if next == nil {
 		checkpointAt()
@@ -172,14 +167,14 @@ func synthetic(m *Message) bool {
 // Ids of the dropped messages are remembered (a bounded number of them), so a later entry of
 // one is not taken for a new message.
 func (b *builder) pruneMessages() {
-	if !b.live || len(b.s.Turns) == 0 {
+	if !b.Live || len(b.S.Turns) == 0 {
 		return
 	}
 	n := 0
-	last := len(b.s.Turns) - 1
-	keptTurns := b.s.Turns[:0:0]
+	last := len(b.S.Turns) - 1
+	keptTurns := b.S.Turns[:0:0]
 	for ti := last; ti >= 0; ti-- {
-		tr := b.s.Turns[ti]
+		tr := b.S.Turns[ti]
 		lastText, lastMsg := -1, -1
 		if ti == last {
 			for i := len(tr.Messages) - 1; i >= 0; i-- {
@@ -216,11 +211,11 @@ func (b *builder) pruneMessages() {
 	for i, j := 0, len(keptTurns)-1; i < j; i, j = i+1, j-1 {
 		keptTurns[i], keptTurns[j] = keptTurns[j], keptTurns[i]
 	}
-	b.s.Turns = keptTurns
+	b.S.Turns = keptTurns
 	// Calls linked to their result and in no kept message are done with.
 	inKept := make(map[*ToolCall]bool)
 	keptMsg := make(map[*Message]bool)
-	for _, tr := range b.s.Turns {
+	for _, tr := range b.S.Turns {
 		for _, m := range tr.Messages {
 			keptMsg[m] = true
 			for _, c := range m.ToolCalls {
@@ -234,10 +229,10 @@ func (b *builder) pruneMessages() {
 		}
 	}
 	// The calls shells and sub-agents keep need no result text once out of the steps.
-	for _, sh := range b.s.Shells {
+	for _, sh := range b.S.Shells {
 		stripResult(sh.Call, inKept)
 	}
-	for _, a := range b.s.Subagents {
+	for _, a := range b.S.Subagents {
 		stripResult(a.Call, inKept)
 	}
 	bg := b.bgCalls[:0]
@@ -255,7 +250,7 @@ func (b *builder) pruneMessages() {
 	}
 	b.todoCalls = tc
 	for _, m := range b.msgByID {
-		if m.dropped {
+		if m.Dropped {
 			continue
 		}
 		if !keptMsg[m] {
@@ -285,12 +280,12 @@ func (b *builder) forget(m *Message) {
 	if cur, ok := b.msgByID[m.ID]; !ok || cur != m {
 		return
 	}
-	m.dropped = true
+	m.Dropped = true
 	b.forgotten = append(b.forgotten, m.ID)
 	if len(b.forgotten) > maxForgotten {
 		old := b.forgotten[0]
 		b.forgotten = b.forgotten[1:]
-		if d := b.msgByID[old]; d != nil && d.dropped {
+		if d := b.msgByID[old]; d != nil && d.Dropped {
 			delete(b.msgByID, old)
 		}
 	}
@@ -396,9 +391,9 @@ type ckRead struct {
 func (b *builder) checkpoint(path string, dev, ino uint64, offset int64, fp [sha256.Size]byte) []byte {
 	ck := ckState{
 		V: checkpointVersion, Path: path, Dev: dev, Ino: ino, Offset: offset, Print: fp,
-		Line: b.line, ID: b.s.ID, AgentID: b.s.AgentID, SidechainKnown: b.sidechainKnown,
-		MainSidechain: b.mainSidechain, NTurns: b.nTurns, TodoUsed: b.todoUsed,
-		Malformed: b.s.MalformedCount, Skipped: b.s.Skipped,
+		Line: b.Line, ID: b.S.ID, AgentID: b.S.AgentID, SidechainKnown: b.SidechainKnown,
+		MainSidechain: b.MainSidechain, NTurns: b.NTurns, TodoUsed: b.todoUsed,
+		Malformed: b.S.MalformedCount, Skipped: b.S.Skipped,
 		TodoWrite: b.todoWrite, Tasks: b.tasks, Forgotten: b.forgotten,
 	}
 	callIx := make(map[*ToolCall]int)
@@ -421,12 +416,12 @@ func (b *builder) checkpoint(path string, dev, ino uint64, offset int64, fp [sha
 		}
 		return i
 	}
-	for _, tr := range b.s.Turns {
+	for _, tr := range b.S.Turns {
 		t := ckTurn{
 			Index: tr.Index, Trigger: tr.Trigger, Prompt: tr.Prompt, Line: tr.Line, Start: tr.Start, End: tr.End,
 			Interrupted: tr.Interrupted, StopHookBlocks: tr.StopHookBlocks, Duration: tr.Duration,
-			AssistantCount: tr.assistantCount, HookAt: tr.hookAt, HookActive: tr.hookActive,
-			HookBlocked: tr.hookBlocked, BlockedBefore: tr.blockedBefore,
+			AssistantCount: tr.Book.AssistantCount, HookAt: tr.Book.HookAt, HookActive: tr.Book.HookActive,
+			HookBlocked: tr.Book.HookBlocked, BlockedBefore: tr.Book.BlockedBefore,
 		}
 		for _, m := range tr.Messages {
 			cm := ckMsg{ID: m.ID, Model: m.Model, Text: m.Text, StopReason: m.StopReason, Usage: m.Usage,
@@ -438,16 +433,16 @@ func (b *builder) checkpoint(path string, dev, ino uint64, offset int64, fp [sha
 		}
 		ck.Turns = append(ck.Turns, t)
 	}
-	ck.Cur = b.cur != nil && len(b.s.Turns) > 0 && b.cur == b.s.Turns[len(b.s.Turns)-1]
+	ck.Cur = b.Cur != nil && len(b.S.Turns) > 0 && b.Cur == b.S.Turns[len(b.S.Turns)-1]
 	shellIx := make(map[*Shell]int)
-	for i, sh := range b.s.Shells {
+	for i, sh := range b.S.Shells {
 		shellIx[sh] = i
 		c := *sh
 		c.Call = nil
 		ck.Shells = append(ck.Shells, ckShell{Shell: c, CallIndex: call(sh.Call, false)})
 	}
 	agentIx := make(map[*Subagent]int)
-	for i, a := range b.s.Subagents {
+	for i, a := range b.S.Subagents {
 		agentIx[a] = i
 		c := *a
 		c.Call, c.File = nil, nil
@@ -546,9 +541,9 @@ func (ck *ckState) valid() bool {
 // restore rebuilds a live builder from ck.
 func (ck *ckState) restore(o Options) *builder {
 	b := newBuilder(o)
-	b.live = true
-	b.line, b.sidechainKnown, b.mainSidechain, b.nTurns, b.todoUsed = ck.Line, ck.SidechainKnown, ck.MainSidechain, ck.NTurns, ck.TodoUsed
-	b.s.ID, b.s.AgentID, b.s.MalformedCount, b.s.Skipped = ck.ID, ck.AgentID, ck.Malformed, ck.Skipped
+	b.Live = true
+	b.Line, b.SidechainKnown, b.MainSidechain, b.NTurns, b.todoUsed = ck.Line, ck.SidechainKnown, ck.MainSidechain, ck.NTurns, ck.TodoUsed
+	b.S.ID, b.S.AgentID, b.S.MalformedCount, b.S.Skipped = ck.ID, ck.AgentID, ck.Malformed, ck.Skipped
 	b.todoWrite, b.tasks = ck.TodoWrite, ck.Tasks
 	calls := make([]*ToolCall, len(ck.Calls))
 	for i, c := range ck.Calls {
@@ -564,8 +559,8 @@ func (ck *ckState) restore(o Options) *builder {
 		tr := &Turn{
 			Index: t.Index, Trigger: t.Trigger, Prompt: t.Prompt, Line: t.Line, Start: t.Start, End: t.End,
 			Interrupted: t.Interrupted, StopHookBlocks: t.StopHookBlocks, Duration: t.Duration,
-			assistantCount: t.AssistantCount, hookAt: t.HookAt, hookActive: t.HookActive,
-			hookBlocked: t.HookBlocked, blockedBefore: t.BlockedBefore,
+			Book: TurnBook{AssistantCount: t.AssistantCount, HookAt: t.HookAt, HookActive: t.HookActive,
+				HookBlocked: t.HookBlocked, BlockedBefore: t.BlockedBefore},
 		}
 		for _, cm := range t.Messages {
 			m := &Message{ID: cm.ID, Role: "assistant", Kind: KindAssistant, Model: cm.Model, Text: cm.Text,
@@ -579,14 +574,14 @@ func (ck *ckState) restore(o Options) *builder {
 			}
 			tr.Messages = append(tr.Messages, m)
 		}
-		b.s.Turns = append(b.s.Turns, tr)
+		b.S.Turns = append(b.S.Turns, tr)
 	}
-	if ck.Cur && len(b.s.Turns) > 0 {
-		b.cur = b.s.Turns[len(b.s.Turns)-1]
+	if ck.Cur && len(b.S.Turns) > 0 {
+		b.Cur = b.S.Turns[len(b.S.Turns)-1]
 	}
 	for _, id := range ck.Forgotten {
 		if _, ok := b.msgByID[id]; !ok {
-			b.msgByID[id] = &Message{ID: id, Role: "assistant", Kind: KindAssistant, dropped: true}
+			b.msgByID[id] = &Message{ID: id, Role: "assistant", Kind: KindAssistant, Dropped: true}
 		}
 		b.forgotten = append(b.forgotten, id)
 	}
@@ -594,7 +589,7 @@ func (ck *ckState) restore(o Options) *builder {
 		sh := cs.Shell
 		sh.Call = at(cs.CallIndex)
 		p := &sh
-		b.s.Shells = append(b.s.Shells, p)
+		b.S.Shells = append(b.S.Shells, p)
 		if p.ID != "" {
 			if _, dup := b.shellByID[p.ID]; !dup {
 				b.shellByID[p.ID] = p
@@ -604,7 +599,7 @@ func (ck *ckState) restore(o Options) *builder {
 	for _, ca := range ck.Subagents {
 		a := ca.Subagent
 		a.Call = at(ca.CallIndex)
-		b.s.Subagents = append(b.s.Subagents, &a)
+		b.S.Subagents = append(b.S.Subagents, &a)
 	}
 	for _, i := range ck.Pending {
 		if c := calls[i]; c.ID != "" {
@@ -618,11 +613,11 @@ func (ck *ckState) restore(o Options) *builder {
 		b.todoCalls = append(b.todoCalls, calls[i])
 	}
 	for _, r := range ck.Reads {
-		b.shellReads[r.CallID] = shellReadRef{shell: b.s.Shells[r.Shell], index: r.Index}
+		b.shellReads[r.CallID] = shellReadRef{shell: b.S.Shells[r.Shell], index: r.Index}
 	}
 	fill := func(dst map[string]*Subagent, src map[string]int) {
 		for id, i := range src {
-			dst[id] = b.s.Subagents[i]
+			dst[id] = b.S.Subagents[i]
 		}
 	}
 	fill(b.agentByCall, ck.ByCall)

@@ -12,15 +12,6 @@ import (
 // shells (Bash, TaskOutput/BashOutput, KillShell/TaskStop, Read of an output file), sub-agents
 // (Task/Agent) and todo lists (TodoWrite, TaskCreate/TaskUpdate/TaskList).
 
-// decodeLoose decodes what it can of raw into v; tool inputs are model output and structured
-// results vary by version, so a decoding error leaves the fields that did decode.
-func decodeLoose(raw json.RawMessage, v any) {
-	if firstByte(raw) != '{' {
-		return
-	}
-	_ = json.Unmarshal(raw, v)
-}
-
 // callEffects applies what a tool call does at the moment it is made. main is false for a
 // sub-agent's call written into the session's own transcript: its todo list is its own.
 func (b *builder) callEffects(call *ToolCall, main bool) {
@@ -58,7 +49,7 @@ func (b *builder) callEffects(call *ToolCall, main bool) {
 			Background:  bool(in.RunInBackground),
 			Started:     call.Time,
 		}
-		b.s.Subagents = append(b.s.Subagents, a)
+		b.S.Subagents = append(b.S.Subagents, a)
 		if call.ID != "" {
 			b.agentByCall[call.ID] = a
 		}
@@ -76,7 +67,7 @@ func (b *builder) outputFileReads(call *ToolCall, s string) {
 	if !strings.Contains(s, ".output") {
 		return
 	}
-	for _, sh := range b.s.Shells {
+	for _, sh := range b.S.Shells {
 		if sh.ID == "" {
 			continue
 		}
@@ -145,7 +136,7 @@ func (b *builder) bashResult(call *ToolCall, r *ToolResult, text string, structu
 	if sh == nil {
 		sh = &Shell{ID: id, Status: ShellRunning}
 		b.shellByID[id] = sh
-		b.s.Shells = append(b.s.Shells, sh)
+		b.S.Shells = append(b.S.Shells, sh)
 	}
 	sh.Started = r.Time
 	sh.AutoBackgrounded = auto
@@ -252,7 +243,7 @@ func (b *builder) notify(n notification, t time.Time, delivered bool) {
 	}
 	sh := &Shell{ID: n.TaskID, Status: ShellRunning}
 	b.shellByID[sh.ID] = sh
-	b.s.Shells = append(b.s.Shells, sh)
+	b.S.Shells = append(b.S.Shells, sh)
 	b.notifyShell(sh, n, st, t, delivered)
 }
 
@@ -261,7 +252,7 @@ func (b *builder) notifyShell(sh *Shell, n notification, st ShellStatus, t time.
 		sh.OutputFile = n.OutputFile
 	}
 	if n.Summary != "" {
-		sh.Summary = b.cutText(n.Summary)
+		sh.Summary = b.CutText(n.Summary)
 	}
 	if finalStatus(st) {
 		if sh.Status != ShellKilled {

@@ -1,4 +1,4 @@
-package transcript
+package session
 
 import (
 	"encoding/json"
@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-// Session is the state of one Claude Code session as reconstructed from its transcript.
+// Session is the state of one agent session as reconstructed from its session file. The
+// shapes are Claude Code's (its transcript is what the model was first written for); the Codex
+// CLI reader fills the same types.
 //
 // Times are the entries' own timestamps; a zero time means the transcript did not say.
 // Slices are in transcript order.
@@ -134,7 +136,8 @@ type Message struct {
 	// session. It is not the agent's output: a turn's FinalText and StopReason skip it.
 	Synthetic bool
 
-	dropped bool // a live read (ReadTail) let it go: it is in no turn
+	// Dropped is set when a live read (ReadTail) let the message go: it is in no turn.
+	Dropped bool
 }
 
 // SyntheticModel is the model Claude Code records on an assistant message it wrote itself.
@@ -444,10 +447,17 @@ type Turn struct {
 	// Duration is the turn duration Claude Code reported (system turn_duration); zero if none.
 	Duration time.Duration
 
-	// Stop-hook bookkeeping, for StopHook.Active and StopHookBlocks.
-	assistantCount int  // assistant messages so far
-	hookAt         int  // assistantCount at the latest stop-hook record; -1 before any
-	hookActive     bool // Active of the latest stop
-	hookBlocked    bool // the latest stop has a blocking record
-	blockedBefore  bool // an earlier stop in the turn blocked
+	// Book is the reader's bookkeeping while it builds the turn; it is not part of what a
+	// session says.
+	Book TurnBook
+}
+
+// TurnBook is a reader's stop-hook bookkeeping for one Turn, for StopHook.Active and
+// Turn.StopHookBlocks.
+type TurnBook struct {
+	AssistantCount int  // assistant messages so far
+	HookAt         int  // AssistantCount at the latest stop-hook record; -1 before any
+	HookActive     bool // Active of the latest stop
+	HookBlocked    bool // the latest stop has a blocking record
+	BlockedBefore  bool // an earlier stop in the turn blocked
 }

@@ -1,9 +1,11 @@
-package transcript
+package session
 
-import "strings"
+import (
+	"strings"
 
-// ExcerptRunes is the longest final-sentence excerpt a Summary keeps per turn.
-const ExcerptRunes = 100
+	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/stall"
+)
 
 // Summary is a small, stable digest of a Session, for audits, golden files and the CLI.
 // It marshals to JSON with snake_case keys; map keys marshal sorted.
@@ -51,7 +53,7 @@ type TurnEnding struct {
 	ToolCalls   int         `json:"tool_calls"`
 	Interrupted bool        `json:"interrupted,omitempty"`
 	StopReason  string      `json:"stop_reason,omitempty"`
-	// Final is the last sentence of the turn's final assistant text, at most ExcerptRunes
+	// Final is the last sentence of the turn's final assistant text, at most harness.ExcerptRunes
 	// runes, cut at the front with "…" when longer.
 	Final string `json:"final"`
 }
@@ -124,7 +126,7 @@ func (s *Session) Summary() Summary {
 			Trigger:     t.Trigger,
 			ToolCalls:   t.ToolCalls,
 			Interrupted: t.Interrupted,
-			Final:       lastSentence(t.FinalText, ExcerptRunes),
+			Final:       lastSentence(t.FinalText, harness.ExcerptRunes),
 		}
 		if t.StopReason != nil {
 			e.StopReason = *t.StopReason
@@ -134,16 +136,13 @@ func (s *Session) Summary() Summary {
 	return sum
 }
 
-// Excerpt cuts s to n runes on one line, keeping its end when tail is set and its start
-// otherwise, and marking the cut with "…".
-func Excerpt(s string, n int, tail bool) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+// lastSentence returns a short excerpt of the end of text: its last sentence or question, as
+// stall.FinalSentence finds it (passing over a closing list, rule, table or code block), at
+// most max runes, cut at the front with "…" when longer.
+func lastSentence(text string, max int) string {
+	r := []rune(strings.TrimSpace(stall.FinalSentence(text)))
+	if max > 0 && len(r) > max {
+		r = append([]rune("…"), r[len(r)-max+1:]...)
 	}
-	if tail {
-		return "…" + string(r[len(r)-n+1:])
-	}
-	return string(r[:n-1]) + "…"
+	return string(r)
 }
