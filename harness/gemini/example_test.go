@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/harness/claudecode/transcript"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 	"github.com/stopgate/stopgate/hook"
 )
 
@@ -42,7 +42,7 @@ func ExampleTurn() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err := transcript.ReadGeminiFile("testdata/gemini/session-0.61.0.jsonl", nil)
+	s, err := chat.ReadGeminiFile("testdata/gemini/session-0.61.0.jsonl", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

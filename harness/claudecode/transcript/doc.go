@@ -1,5 +1,7 @@
-// Package transcript reconstructs the state of an agent session from the harness's session
-// file. It reads Claude Code's JSONL transcripts (CLI 2.0 and 2.1 shapes).
+// Package transcript is Claude Code's session reader: it reconstructs the state of a session
+// from Claude Code's JSONL transcripts (CLI 2.0 and 2.1 shapes), into the session model it
+// shares with the Codex CLI reader (harness/internal/session; Session and the other model
+// types are named here as aliases).
 //
 // A transcript is an append-only log, one JSON entry a line: user and assistant messages,
 // system records (compactions, stop-hook summaries, turn durations), progress records,

@@ -1,4 +1,4 @@
-package transcript
+package chat
 
 import (
 	"bytes"
@@ -577,7 +577,7 @@ func digestGemini(s *GeminiSession) geminiDigest {
 
 // TestReadGeminiGolden pins the whole reading of a real session file Gemini CLI 0.61.0 wrote in
 // the end-to-end suite (a write_todos list, a denial's continuation prompt, the list rewritten;
-// see ../harness/gemini/testdata/gemini/README.md), and of hand-written ones for what it lacks.
+// see ../testdata/gemini/README.md), and of hand-written ones for what it lacks.
 func TestReadGeminiGolden(t *testing.T) {
 	shells := func() string {
 		g := newGeminiLog(t)
@@ -594,7 +594,7 @@ func TestReadGeminiGolden(t *testing.T) {
 		in   func(t *testing.T) []byte
 	}{
 		{"gemini-0.61.0-todos", func(t *testing.T) []byte {
-			b, err := os.ReadFile(filepath.Join("..", "..", "gemini", "testdata", "gemini", "session-0.61.0.jsonl"))
+			b, err := os.ReadFile(filepath.Join("..", "testdata", "gemini", "session-0.61.0.jsonl"))
 			if err != nil {
 				t.Fatalf("the recorded session file is missing: %v", err)
 			}
@@ -609,7 +609,7 @@ func TestReadGeminiGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := marshalGolden(t, digestGemini(s))
-			file := filepath.Join("testdata", "gemini", tt.name+".golden.json")
+			file := filepath.Join("testdata", "golden", tt.name+".golden.json")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 					t.Fatal(err)

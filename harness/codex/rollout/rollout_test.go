@@ -1,4 +1,4 @@
-package transcript
+package rollout
 
 import (
 	"encoding/json"
@@ -406,7 +406,7 @@ func TestReadCodexIOError(t *testing.T) {
 // TestReadCodexRealRollout reads the rollout Codex 0.169.0 wrote in the end-to-end suite's
 // background-process scenario (kept, sanitized, with the hook package's fixtures).
 func TestReadCodexRealRollout(t *testing.T) {
-	s, err := ReadCodexFile("../../codex/testdata/codex/rollout-0.169.0.jsonl", nil)
+	s, err := ReadCodexFile("../testdata/codex/rollout-0.169.0.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package transcript
+package chat
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // FuzzReadGemini checks that no input makes ReadGemini panic or fail, and that the session it
 // builds holds together: unique message ids, bounds kept, a shell for every id once.
 func FuzzReadGemini(f *testing.F) {
-	real, err := os.ReadFile(filepath.Join("..", "..", "gemini", "testdata", "gemini", "session-0.61.0.jsonl"))
+	real, err := os.ReadFile(filepath.Join("..", "testdata", "gemini", "session-0.61.0.jsonl"))
 	if err != nil {
 		f.Fatal(err)
 	}

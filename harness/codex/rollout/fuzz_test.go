@@ -1,4 +1,4 @@
-package transcript
+package rollout
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // FuzzReadCodex checks that no input makes ReadCodex panic or fail, and that the session it
 // builds holds together.
 func FuzzReadCodex(f *testing.F) {
-	data, err := os.ReadFile("../../codex/testdata/codex/rollout-0.169.0.jsonl")
+	data, err := os.ReadFile("../testdata/codex/rollout-0.169.0.jsonl")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,16 +1,16 @@
-package transcript_test
+package chat_test
 
 import (
 	"fmt"
 	"log"
 
-	"github.com/stopgate/stopgate/harness/claudecode/transcript"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 )
 
 // Read a session file Gemini CLI 0.61.0 wrote: each message as its last record left it, and the
 // todo list of the last write_todos call.
 func ExampleReadGeminiFile() {
-	s, err := transcript.ReadGeminiFile("../../gemini/testdata/gemini/session-0.61.0.jsonl", nil)
+	s, err := chat.ReadGeminiFile("../testdata/gemini/session-0.61.0.jsonl", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
