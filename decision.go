@@ -18,6 +18,11 @@ const (
 	// Retry: the run ended on an error worth retrying; apply the Reason's remedy (none, for
 	// a retry as is) and send the request again.
 	Retry Verdict = "retry"
+	// Shadow is never returned by Decide. It is the verdict the event log records for a
+	// Continue made in shadow mode (a hook installed with --shadow, or shadow = true in the
+	// configuration): the decision was made and recorded, with the Message that would have
+	// been handed on, and the agent was let stop.
+	Shadow Verdict = "shadow"
 )
 
 // Check names one of the supervisor's checks. Its string form is stable and is what JSON, the

@@ -35,6 +35,10 @@ type Options struct {
 	Readers []Reader
 	// Store, when set, receives every decision and termination reason (see Record).
 	Store store.Store
+	// HookLog, when set, is the event log the stop hook recorded to; the audit reads from it
+	// the would-blocks a hook in shadow mode recorded for each audited session
+	// (SessionReport.Shadow), which the session files cannot show. It may be Store.
+	HookLog store.Store
 	// Workers bounds how many files are read and decided at once; zero or less means
 	// runtime.GOMAXPROCS(0).
 	Workers int
@@ -65,6 +69,9 @@ type Report struct {
 	Failures []Failure `json:"failures"`
 	// Recorded says what was written to the event log; nil when nothing was to be.
 	Recorded *Recorded `json:"recorded,omitempty"`
+	// HookLog says the hook's event log was read for shadow would-blocks (Options.HookLog);
+	// without it a report cannot tell a shadow-mode session from one with no hook.
+	HookLog bool `json:"hook_log,omitempty"`
 }
 
 // Counts are what a session, or the total, adds up to.
@@ -89,6 +96,10 @@ type Counts struct {
 	// did after them.
 	Nudges        int                  `json:"nudges"`
 	NudgeOutcomes map[NudgeOutcome]int `json:"nudge_outcomes"`
+	// Shadow counts the would-blocks a stop hook in shadow mode recorded in the event log
+	// (Options.HookLog): stops the hook decided to hold back and let happen. They are not
+	// Nudges (nothing was handed on), and not WouldBlock, which is the replay's decision.
+	Shadow int `json:"shadow,omitempty"`
 	// TurnEndings counts how turns ended, RunEndings how sessions did (their last turn's
 	// ending), by termination category.
 	TurnEndings map[termination.Category]int `json:"turn_endings"`
@@ -116,6 +127,9 @@ type SessionReport struct {
 	Counts         Counts       `json:"counts"`
 	Turns          []TurnReport `json:"turns"`
 	Nudges         []Nudge      `json:"nudges"`
+	// Shadow are the hook's shadow would-blocks of the session, read from the event log; nil
+	// (left out) when the audit was given no log (Options.HookLog).
+	Shadow []ShadowBlock `json:"shadow,omitempty"`
 }
 
 // TurnReport is one turn's audit: how it ended and what stopgate would have decided.
@@ -248,6 +262,11 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 			kept = append(kept, r.sessions...)
 		}
 	}
+	var shadowErr error
+	if o.HookLog != nil && err == nil {
+		shadowErr = shadowBlocks(ctx, o.HookLog, kept)
+		rep.HookLog = shadowErr == nil
+	}
 	rep.Total.Counts = newCounts()
 	for _, s := range kept {
 		rep.Sessions = append(rep.Sessions, s.report)
@@ -256,6 +275,9 @@ func Run(ctx context.Context, paths []string, opts *Options) (*Report, error) {
 	rep.Total.Sessions = len(rep.Sessions)
 	if err != nil {
 		return rep, err
+	}
+	if shadowErr != nil {
+		return rep, shadowErr
 	}
 	if o.Store != nil {
 		rec, err := record(ctx, o.Store, kept)
@@ -463,6 +485,7 @@ func (c *Counts) add(o Counts) {
 	c.WouldBlock += o.WouldBlock
 	c.Parked += o.Parked
 	c.Nudges += o.Nudges
+	c.Shadow += o.Shadow
 	for k, v := range o.WouldBlockByCheck {
 		c.WouldBlockByCheck[k] += v
 	}

@@ -17,10 +17,11 @@ import (
 	"github.com/stopgate/stopgate/termination"
 )
 
-// TestGoldenShared audits the real transcripts shared by the project and pins the table and the
-// JSON report.
-func TestGoldenShared(t *testing.T) {
-	rep := run(t, nil, shared(t))
+// TestGoldenSample audits the repository's sample of real transcripts and pins the table and
+// the JSON report.
+func TestGoldenSample(t *testing.T) {
+	dir := sample(t)
+	rep := run(t, nil, dir)
 	var table, js bytes.Buffer
 	if err := WriteTable(&table, rep); err != nil {
 		t.Fatal(err)
@@ -28,8 +29,26 @@ func TestGoldenShared(t *testing.T) {
 	if err := WriteJSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "shared.txt", table.Bytes())
-	golden(t, "shared.json", js.Bytes())
+	// The folder's path depends on where the repository (or the data set) is.
+	golden(t, "sample.txt", bytes.ReplaceAll(table.Bytes(), []byte(dir), []byte("$SAMPLE")))
+	golden(t, "sample.json", bytes.ReplaceAll(js.Bytes(), []byte(dir), []byte("$SAMPLE")))
+}
+
+// TestGoldenShared audits the real transcripts of the evaluation data set (`make eval`) and
+// pins the table and the JSON report.
+func TestGoldenShared(t *testing.T) {
+	dir := shared(t)
+	rep := run(t, nil, dir)
+	var table, js bytes.Buffer
+	if err := WriteTable(&table, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	// The folder's path depends on where the repository (or the data set) is.
+	golden(t, "shared.txt", bytes.ReplaceAll(table.Bytes(), []byte(dir), []byte("$SHARED")))
+	golden(t, "shared.json", bytes.ReplaceAll(js.Bytes(), []byte(dir), []byte("$SHARED")))
 }
 
 // TestGoldenHandwritten audits the hand-written fixtures (every check that blocks, the nudges,
@@ -257,7 +276,7 @@ func TestFiles(t *testing.T) {
 // audited once, that a compaction summariser's is not audited, and that one whose session file
 // is missing is audited on its own.
 func TestSubagents(t *testing.T) {
-	spotter := shared(t, "claude-code", "spotter")
+	spotter := sample(t, "claude-code", "spotter")
 	parent := filepath.Join(spotter, "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
 	agent := filepath.Join(spotter, "258c7280-ae70-4798-800f-63464d01a85d", "subagents", "agent-a881341.jsonl")
 	compact := filepath.Join(spotter, "258c7280-ae70-4798-800f-63464d01a85d", "subagents", "agent-acompact-fffbd0.jsonl")
@@ -303,8 +322,15 @@ func TestSubagents(t *testing.T) {
 		}
 		seen[key] = true
 	}
-	if rep.Files.WithParent != 11 {
-		t.Errorf("%d files read with their session, want the 11 agent files beside a session file", rep.Files.WithParent)
+	agents, _ := filepath.Glob(filepath.Join(spotter, "*", "subagents", "agent-*.jsonl"))
+	beside := 0
+	for _, a := range agents {
+		if _, err := os.Stat(filepath.Dir(filepath.Dir(a)) + ".jsonl"); err == nil {
+			beside++
+		}
+	}
+	if beside == 0 || rep.Files.WithParent != beside {
+		t.Errorf("%d files read with their session, want the %d agent files beside a session file", rep.Files.WithParent, beside)
 	}
 }
 
@@ -426,10 +452,10 @@ func TestCancelled(t *testing.T) {
 // TestWorkersAgree checks that the report does not depend on how many files are read at once.
 func TestWorkersAgree(t *testing.T) {
 	var one, many bytes.Buffer
-	if err := WriteJSON(&one, run(t, &Options{Workers: 1}, handwritten, shared(t))); err != nil {
+	if err := WriteJSON(&one, run(t, &Options{Workers: 1}, handwritten, sample(t))); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&many, run(t, &Options{Workers: 8}, handwritten, shared(t))); err != nil {
+	if err := WriteJSON(&many, run(t, &Options{Workers: 8}, handwritten, sample(t))); err != nil {
 		t.Fatal(err)
 	}
 	if one.String() != many.String() {

@@ -3,29 +3,32 @@ package audit
 import (
 	"flag"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/dataset"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
-// sharedTranscripts holds the real session transcripts shared by the project (Claude Code,
-// MIT, marot/spotter; see claude-code/spotter/PROVENANCE.md). They are read in place.
-const sharedTranscripts = "../../shared/data/transcripts"
-
 // handwritten holds the hand-written fixtures of this package (see its README.md).
 const handwritten = "testdata/handwritten"
 
-// shared returns the path of the shared transcripts joined with elem, failing the test when it
-// is missing: a missing data set must not pass silently.
+// shared returns the path of the evaluation data set's transcripts joined with elem (real
+// Claude Code sessions, MIT, marot/spotter): the test is skipped without it, outside `make
+// eval`, and fails when `make eval` names a folder without them.
 func shared(tb testing.TB, elem ...string) string {
 	tb.Helper()
-	p := filepath.Join(append([]string{sharedTranscripts}, elem...)...)
-	if _, err := os.Stat(p); err != nil {
-		tb.Fatalf("shared test data missing (the repository expects ../shared beside it): %v", err)
-	}
-	return p
+	return dataset.Shared(tb, path.Join(append([]string{"transcripts"}, elem...)...))
+}
+
+// sample returns the path of the repository's sample of those transcripts joined with elem
+// (testdata/transcripts at the root; see its PROVENANCE.md).
+func sample(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	return dataset.Sample(tb, path.Join(append([]string{"transcripts"}, elem...)...))
 }
 
 // golden compares got with testdata/golden/name, rewriting it under -update.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stopgate/stopgate"
@@ -58,14 +59,22 @@ func WriteTable(w io.Writer, rep *Report) error {
 	for _, c := range blockColumns {
 		header = append(header, c.name)
 	}
-	header = append(header, "PARKED", "NUDGES", "ACTED", "AGAIN", "RUN ENDED")
+	header = append(header, "PARKED", "NUDGES", "ACTED", "AGAIN")
+	if rep.HookLog {
+		header = append(header, "SHADOW")
+	}
+	header = append(header, "RUN ENDED")
 	rows := [][]string{header}
 	row := func(label, ending string, c Counts) {
 		cells := []string{label, itoa(c.Turns), itoa(c.Stops), itoa(c.WouldBlock)}
 		for _, col := range blockColumns {
 			cells = append(cells, itoa(c.WouldBlockByCheck[col.check]))
 		}
-		cells = append(cells, itoa(c.Parked), itoa(c.Nudges), itoa(c.NudgeOutcomes[Acted]), itoa(c.NudgeOutcomes[StoppedAgain]), ending)
+		cells = append(cells, itoa(c.Parked), itoa(c.Nudges), itoa(c.NudgeOutcomes[Acted]), itoa(c.NudgeOutcomes[StoppedAgain]))
+		if rep.HookLog {
+			cells = append(cells, itoa(c.Shadow))
+		}
+		cells = append(cells, ending)
 		rows = append(rows, cells)
 	}
 	names := labels(rep.Sessions)
@@ -103,6 +112,18 @@ func WriteTable(w io.Writer, rep *Report) error {
 		for i, s := range rep.Sessions {
 			for _, n := range s.Nudges {
 				fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%d tool call(s)\t%s\n", names[i], n.Turn, n.Outcome, n.ToolCalls, strconv.Quote(harness.Excerpt(n.Text, 80, false)))
+			}
+		}
+		if err := lw.Flush(); err != nil {
+			return fmt.Errorf("audit: write table: %w", err)
+		}
+	}
+	if rep.Total.Counts.Shadow > 0 {
+		fmt.Fprintf(bw, "\nShadow would-blocks the hook recorded and let happen (%d):\n", rep.Total.Counts.Shadow)
+		lw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		for i, s := range rep.Sessions {
+			for _, b := range s.Shadow {
+				fmt.Fprintf(lw, "  %s\t%s\t%s\t%s\n", names[i], b.Time.UTC().Format(time.RFC3339), b.Check, strconv.Quote(harness.Excerpt(b.Message, 110, false)))
 			}
 		}
 		if err := lw.Flush(); err != nil {

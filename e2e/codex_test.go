@@ -65,6 +65,9 @@ type codexSession struct {
 
 	trusted map[string][]codex.HookTrust // hooks file → its trust records
 	stderr  string                       // the last run's stderr
+	// kept is config.toml text writeConfig keeps: what Codex's own commands wrote there (the
+	// [marketplaces] and [plugins] tables `codex plugin` adds).
+	kept string
 }
 
 // newCodexSession starts a model server answering with script and lays out a fresh CODEX_HOME,
@@ -163,6 +166,7 @@ func (s *codexSession) writeConfig() {
 			b.WriteString("\n")
 		}
 	}
+	b.WriteString(s.kept)
 	writeFile(s.t, filepath.Join(s.codexHome, "config.toml"), b.String())
 }
 

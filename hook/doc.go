@@ -6,9 +6,10 @@
 // (Options.StateDir, StatePath, LoadState), records the decision (Options.Recorder), writes
 // the answer the Hook encodes, and fails open: any error, a panic, a payload that is not JSON,
 // or the time budget running out lets the stop proceed with exit 0, empty stdout, and one line
-// on stderr beginning "stopgate:". No harness is answered with a non-zero status: each reads
+// on stderr beginning "stopgate:". Recording has a budget of its own, apart from the
+// decision's (Options.RecordTimeout, DefaultRecordTimeout). No harness is answered with a non-zero status: each reads
 // exit 2 as a block or denial with stderr as the agent's next instruction.
 //
 // The package imports no harness package; cmd/stopgate chooses the Hook by the harness's
-// name. docs/ARCHITECTURE.md draws the layout.
+// name. DESIGN.md at the repository's root draws the layout.
 package hook

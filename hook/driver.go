@@ -83,7 +83,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 		return 0
 	}
 	for _, n := range out.notes {
-		fmt.Fprintf(stderr, "stopgate: %s\n", n)
+		fmt.Fprintf(stderr, "stopgate: %s\n", oneLine(n))
 	}
 	if !out.decided {
 		return 0
@@ -91,7 +91,15 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 
 	answer, note := h.Answer(out.decision, out.stop)
 	if note != "" {
-		fmt.Fprintf(stderr, "stopgate: %s\n", note)
+		fmt.Fprintf(stderr, "stopgate: %s\n", oneLine(note))
+	}
+	recorded := out.decision
+	if o.Shadow && answer != nil {
+		// Shadow mode: the would-block is recorded and not carried out, and a nudge not
+		// given is not counted against the budgets.
+		fmt.Fprintf(stderr, "stopgate: shadow mode: would have kept the agent going (%s); letting it stop\n", out.decision.Check)
+		answer, out.statePath = nil, ""
+		recorded.Verdict = stopgate.Shadow
 	}
 	if out.statePath != "" {
 		if err := saveState(out.statePath, out.next); err != nil {
@@ -100,20 +108,40 @@ func Run(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, h harne
 				failOpen(stderr, fmt.Errorf("cannot save the nudge budget: %w", err))
 				return 0
 			}
-			fmt.Fprintf(stderr, "stopgate: cannot save the nudge budget: %v\n", err)
+			fmt.Fprintf(stderr, "stopgate: cannot save the nudge budget: %s\n", oneLine(err.Error()))
 		}
 	}
 	if answer != nil {
 		if _, err := stdout.Write(answer); err != nil {
-			fmt.Fprintf(stderr, "stopgate: writing the answer: %v\n", err)
+			fmt.Fprintf(stderr, "stopgate: writing the answer: %s\n", oneLine(err.Error()))
 		}
 	}
 	if o.Recorder != nil {
-		if err := record(ctx, o.Recorder, out.turn, out.decision); err != nil {
-			fmt.Fprintf(stderr, "stopgate: recording the decision: %v\n", err)
+		// Recording has a budget of its own, apart from the decision's: the answer is written
+		// already, and a store that does not answer must cost the stop little.
+		rctx, rcancel := context.WithTimeout(parent, o.recordTimeout())
+		defer rcancel()
+		if err := record(rctx, o.Recorder, out.turn, recorded); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && rctx.Err() != nil {
+				err = fmt.Errorf("the event log did not answer within %v: %w", o.recordTimeout(), err)
+			}
+			fmt.Fprintf(stderr, "stopgate: recording the decision: %s\n", oneLine(err.Error()))
 		}
 	}
 	return 0
+}
+
+// DefaultRecordTimeout is how long a hook invocation waits for its decision to be recorded
+// when Options.RecordTimeout is zero. It is apart from the decision's Timeout: the answer is
+// written before recording starts, and past this budget the record is given up.
+const DefaultRecordTimeout = time.Second
+
+// recordTimeout returns the options' recording budget.
+func (o *Options) recordTimeout() time.Duration {
+	if o.RecordTimeout > 0 {
+		return o.RecordTimeout
+	}
+	return DefaultRecordTimeout
 }
 
 // decide does everything that may fail or take time for one invocation: h.Stop (decoding the
@@ -217,9 +245,9 @@ func (o *Options) now() time.Time {
 // stop proceeds.
 const DefaultTimeout = 10 * time.Second
 
-// Recorder records a decision the hook made, for an event log. Run calls it after
-// deciding, with what remains of the time budget in ctx; its error, or its panic, is reported
-// on stderr and never changes the answer.
+// Recorder records a decision the hook made, for an event log. Run calls it after the answer
+// is written, with a budget of its own in ctx (Options.RecordTimeout); its error, or its
+// panic, is reported on stderr and never changes the answer.
 type Recorder interface {
 	Record(ctx context.Context, t stopgate.Turn, d stopgate.Decision) error
 }
@@ -239,8 +267,16 @@ type Options struct {
 	Timeout time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
-	// Recorder, if set, is called with each decision.
+	// Recorder, if set, is called with each decision, after the answer is written.
 	Recorder Recorder
+	// RecordTimeout bounds the Recorder's call, apart from Timeout; zero means
+	// DefaultRecordTimeout. Past it the record is given up, with a note on stderr.
+	RecordTimeout time.Duration
+	// Shadow runs the hook in shadow mode: every decision is made and recorded, and the
+	// agent is always let stop. A decision to keep it going is recorded with the verdict
+	// stopgate.Shadow, its Message the one that would have been handed on, and is not
+	// counted against the nudge budgets.
+	Shadow bool
 }
 
 // failOpen reports err on stderr as the reason the stop proceeds.

@@ -100,5 +100,6 @@ func saveState(path string, st State) error {
 		os.Remove(tmp)
 		return err
 	}
+	pruneStates(dir, time.Now())
 	return nil
 }

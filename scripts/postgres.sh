@@ -14,7 +14,9 @@
 # running, and a second run takes well under a second. Nothing in the cluster is worth
 # keeping: `scripts/postgres.sh stop` stops the server, and removing the directory removes it.
 #
-# Usage: scripts/postgres.sh [start|stop]
+# `scripts/postgres.sh status` exits 0 when the server is running, non-zero when it is not.
+#
+# Usage: scripts/postgres.sh [start|stop|status]
 # Env:   STOPGATE_PG_DIR   the cluster's directory (default: <repo>/.cache/postgres)
 #        STOPGATE_PG_PORT  the TCP port on 127.0.0.1 (default: the cluster's own port; for a new
 #                          cluster the first free port from 54329 up, so a server another
@@ -46,7 +48,8 @@ bindir() {
 bin="$(bindir)"
 if [[ -z "$bin" ]]; then
 	[[ "$action" == stop ]] && exit 0
-	[[ "$(id -u)" -eq 0 ]] || die "PostgreSQL is not installed; as root: apt-get update && apt-get install -y postgresql"
+	[[ "$action" == status ]] && exit 1
+	[[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null || die "PostgreSQL is not installed; as root: apt-get update && apt-get install -y postgresql"
 	say "installing Debian's postgresql package"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >&2
@@ -72,7 +75,11 @@ if [[ "$action" == stop ]]; then
 	fi
 	exit 0
 fi
-[[ "$action" == start ]] || die "usage: scripts/postgres.sh [start|stop]"
+if [[ "$action" == status ]]; then
+	[[ -d "$data" ]] && running
+	exit
+fi
+[[ "$action" == start ]] || die "usage: scripts/postgres.sh [start|stop|status]"
 
 mkdir -p "$dir"
 if [[ "$(id -u)" -eq 0 ]]; then

@@ -353,9 +353,9 @@ func parseFilter(q url.Values) (store.Filter, error) {
 		return f, errorf(codeInvalid, "check %q: want one of %s", f.Check, checkNames())
 	}
 	switch f.Verdict {
-	case "", stopgate.Stop, stopgate.Continue, stopgate.Retry:
+	case "", stopgate.Stop, stopgate.Continue, stopgate.Retry, stopgate.Shadow:
 	default:
-		return f, errorf(codeInvalid, "verdict %q: want stop, continue or retry", f.Verdict)
+		return f, errorf(codeInvalid, "verdict %q: want stop, continue, retry or shadow", f.Verdict)
 	}
 	if f.Category != "" && !f.Category.Valid() {
 		return f, errorf(codeInvalid, "category %q is not a termination category", f.Category)

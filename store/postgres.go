@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -51,23 +51,33 @@ func OpenPostgres(ctx context.Context, dsn string, opts *Options) (Store, error)
 	o := opts.orDefault()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("store: open postgres %s: %w", redact(dsn), err)
+		return nil, scrub(fmt.Errorf("store: open postgres %s: %w", redact(dsn), err), dsn)
+	}
+	if cfg.ConnectTimeout == 0 {
+		// connect_timeout in the URL (or PGCONNECT_TIMEOUT) wins; else the options' bound, so a
+		// server that accepts and never answers fails the open instead of holding it.
+		cfg.ConnectTimeout = o.connectTimeout()
 	}
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(postgresConns)
 	db.SetMaxIdleConns(postgresConns)
 	if err := migrate(ctx, db, postgresDialect); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("store: open postgres %s: %w", redact(dsn), err)
+		return nil, scrub(fmt.Errorf("store: open postgres %s: %w", redact(dsn), err), dsn)
 	}
 	return newSQLStore(postgresDialect, db, db, o), nil
 }
 
 // redact returns dsn with any password in it replaced, for error messages.
-func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
+func redact(dsn string) string { return RedactDSN(dsn) }
+
+// DefaultConnectTimeout bounds connecting to PostgreSQL when neither the URL's connect_timeout
+// nor [Options.ConnectTimeout] says otherwise.
+const DefaultConnectTimeout = 5 * time.Second
+
+func (o Options) connectTimeout() time.Duration {
+	if o.ConnectTimeout > 0 {
+		return o.ConnectTimeout
 	}
-	return u.Redacted()
+	return DefaultConnectTimeout
 }

@@ -201,6 +201,10 @@ type Options struct {
 	// to the operating system before Append returns, which is what surviving a killed
 	// process needs, and synced at checkpoints.
 	FullSync bool
+	// ConnectTimeout (PostgreSQL) bounds establishing a connection, the server's answer to the
+	// startup included, when the URL sets no connect_timeout; zero means
+	// [DefaultConnectTimeout].
+	ConnectTimeout time.Duration
 }
 
 func (o *Options) orDefault() Options {

@@ -160,7 +160,7 @@ func TestObserve(t *testing.T) {
 // assistant content block as its own line with stop_reason null, so every line is a message
 // whose provider said nothing there, and must be observed as absent, never as a token.
 func TestClaudeCodeTranscriptAbsence(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "data", "transcripts", "claude-code", "spotter", "short.jsonl")
+	path := filepath.Join("..", "testdata", "transcripts", "claude-code", "spotter", "short.jsonl") // the repository's sample
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -10,18 +10,30 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/dataset"
 )
 
-// endingsGlob is where the labelled endings are: real final messages, read-only shared data.
-const endingsGlob = "../../../shared/data/endings/*.jsonl"
+// endingFiles returns the labelled endings (real final messages) the test reads: the
+// repository's sample (testdata/endings), and, when `make eval` names it, the evaluation data
+// set's as well.
+func endingFiles(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dataset.Sample(t, "endings"), "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no labelled endings in testdata/endings")
+	}
+	if os.Getenv(dataset.EnvShared) != "" {
+		more, _ := filepath.Glob(filepath.Join(dataset.Shared(t, "endings"), "*.jsonl"))
+		files = append(files, more...)
+	}
+	return files
+}
 
 // TestStallAndDecideAgree: `stopgate stall` and `stopgate decide` answer every labelled ending
 // alike, verdict and text, in both modes: there is one stall policy.
 func TestStallAndDecideAgree(t *testing.T) {
-	files, _ := filepath.Glob(endingsGlob)
-	if len(files) == 0 {
-		t.Skip("no labelled endings at " + endingsGlob)
-	}
+	files := endingFiles(t)
 	var texts []string
 	for _, f := range files {
 		fh, err := os.Open(f)

@@ -16,6 +16,7 @@ type auditFlags struct {
 	sf      supervisorFlags
 	json    bool
 	record  bool
+	shadow  bool
 	dsn     string
 	workers int
 }
@@ -23,7 +24,8 @@ type auditFlags struct {
 func (f *auditFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "write one JSON document instead of the table")
 	fs.BoolVar(&f.record, "record", false, "record every decision and termination reason in the event log (-store)")
-	fs.StringVar(&f.dsn, "store", "", "with -record, the event log: a SQLite file `PATH` or a postgres:// URL (default $XDG_STATE_HOME/stopgate/events.db)")
+	fs.BoolVar(&f.shadow, "shadow", false, "read from the event log (-store) the would-blocks the stop hook recorded in shadow mode for the audited sessions, shown apart (SHADOW)")
+	fs.StringVar(&f.dsn, "store", "", "with -record or -shadow, the event log: a SQLite file `PATH` or a postgres:// URL (default: the config file's store, else $XDG_STATE_HOME/stopgate/events.db, where the hook records)")
 	fs.IntVar(&f.workers, "workers", 0, "read and decide up to `N` files at once (default: one per CPU)")
 	f.sf.define(fs)
 }
@@ -33,7 +35,7 @@ func auditCommand() *command {
 	return &command{
 		name:    "audit",
 		summary: "session transcripts in, a report out: which stops stopgate would have blocked",
-		usage:   "audit [--json] [--record] [--store DSN] [flags] PATH...",
+		usage:   "audit [--json] [--record] [--shadow] [--store DSN] [flags] PATH...",
 		help: `Read agent session files (files, or directories walked recursively) and replay every stop
 through the supervisor: how each turn and each run ended, the stops stopgate would have
 blocked and why, the stops it would have let the agent make because the run waits on work
@@ -68,7 +70,15 @@ With -record, every decision (and the termination reasons it carries, and the en
 each interrupted turn) is appended to the event log at the turn's time, so the dashboard
 shows the audited sessions. Event IDs derive from the session and the turn, so recording the
 same sessions again appends nothing new:
-  stopgate audit --record ../shared/data/transcripts
+  stopgate audit --record ~/.claude/projects
+
+With -shadow, the event log the stop hook records to is read too: for each audited session,
+the would-blocks a hook in shadow mode recorded there (verdict shadow: it decided to keep
+the agent going and let it stop) are counted under SHADOW, apart from the real NUDGES, and
+listed with the message the hook would have handed on. A session file cannot show them (the
+agent stopped and nothing was handed on), and the replay's BLOCK column is what this
+stopgate decides now, whichever mode the hook ran in:
+  stopgate audit --shadow ~/.claude/projects
 
 Progress is shown on stderr when it is a terminal. Exit status: 0, or 1 when a file could
 not be read or the event log not written (the report is still written), 2 for a bad command
@@ -84,14 +94,19 @@ line.`,
 				return exitUsage
 			}
 			opts := &audit.Options{Supervisor: sup, Workers: f.workers, Readers: auditReaders()}
-			if f.record {
-				st, err := openAuditStore(ctx, e, f.dsn)
+			if f.record || f.shadow {
+				st, err := openAuditStore(ctx, e, f.sf.configStore(f.dsn))
 				if err != nil {
 					fmt.Fprintf(e.stderr, "stopgate audit: %v\n", err)
 					return 1
 				}
 				defer st.Close()
-				opts.Store = st
+				if f.record {
+					opts.Store = st
+				}
+				if f.shadow {
+					opts.HookLog = st
+				}
 			}
 			if isTerminal(e.stderr) {
 				opts.Progress = func(p audit.Progress) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,18 +12,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stopgate/stopgate/internal/dataset"
 	"github.com/stopgate/stopgate/store"
 )
 
-// sharedTranscripts returns the project's shared transcripts, failing the test when they are
-// missing: a missing data set must not pass silently.
-func sharedTranscripts(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "data", "transcripts")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("shared test data missing (the repository expects ../shared beside it): %v", err)
-	}
-	return p
+// transcriptSets are the real transcripts the audit tests read, with what auditing them
+// gives: the repository's sample (testdata/transcripts, MIT, marot/spotter), and the whole
+// evaluation data set, which only `make eval` names (the case is skipped without it).
+var transcriptSets = []struct {
+	name      string
+	dir       func(tb testing.TB) string
+	sessions  string // the table's total row
+	files     string // the table's account of the files
+	turns     int    // recorded
+	decisions int    // one per stop: not the interrupted turns, nor local commands (/compact, /mcp)
+}{
+	{"sample", func(tb testing.TB) string { return dataset.Sample(tb, "transcripts") }, "TOTAL (6 sessions)", "Files: 10 found, 5 audited, 2 read with their session, 3 skipped", 12, 6},
+	{"evaluation", func(tb testing.TB) string { return dataset.Shared(tb, "transcripts") }, "TOTAL (16 sessions)", "Files: 30 found, 10 audited, 11 read with their session, 9 skipped", 31, 24},
 }
 
 // auditFixtures are the audit package's hand-written sessions: every check that blocks, real
@@ -30,17 +36,18 @@ func sharedTranscripts(t *testing.T) string {
 var auditFixtures = filepath.Join("..", "..", "audit", "testdata", "handwritten")
 
 func TestAuditTable(t *testing.T) {
-	out, errOut, code := runCmd(t, "", "audit", sharedTranscripts(t))
-	if code != 0 || errOut != "" {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	for _, want := range []string{
-		"SESSION", "RUN ENDED", "258c7280/a881341", "6c2214d7/afc096d",
-		"TOTAL (16 sessions)", "Files: 30 found, 10 audited, 11 read with their session, 9 skipped",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the table lacks %q:\n%s", want, out)
-		}
+	for _, set := range transcriptSets {
+		t.Run(set.name, func(t *testing.T) {
+			out, errOut, code := runCmd(t, "", "audit", set.dir(t))
+			if code != 0 || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			for _, want := range []string{"SESSION", "RUN ENDED", "258c7280/a881341", "6c2214d7/afc096d", set.sessions, set.files} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the table lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }
 
@@ -206,13 +213,19 @@ func TestAuditMixedFolder(t *testing.T) {
 }
 
 func TestAuditRecord(t *testing.T) {
+	for _, set := range transcriptSets {
+		t.Run(set.name, func(t *testing.T) { testAuditRecord(t, set.dir(t), set.turns, set.decisions) })
+	}
+}
+
+// testAuditRecord records the audit of dir, which holds turns turns and decisions stops, twice.
+func testAuditRecord(t *testing.T, shared string, turns, decisions int) {
 	db := filepath.Join(t.TempDir(), "events.db")
-	shared := sharedTranscripts(t)
 	out, errOut, code := runCmd(t, "", "audit", "--record", "--store", db, shared)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	m := regexp.MustCompile(`Recorded: (\d+) event\(s\) for 31 turn\(s\); 0 turn\(s\) were already recorded\.`).FindStringSubmatch(out)
+	m := regexp.MustCompile(fmt.Sprintf(`Recorded: (\d+) event\(s\) for %d turn\(s\); 0 turn\(s\) were already recorded\.`, turns)).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no account of the recording:\n%s", out)
 	}
@@ -221,13 +234,12 @@ func TestAuditRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decisions, err := st.Query(t.Context(), store.Filter{Kind: store.KindDecision, Harness: "claude-code"})
+	got, err := st.Query(t.Context(), store.Filter{Kind: store.KindDecision, Harness: "claude-code"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 31 turns: 5 interrupted, and 2 local commands (/compact, /mcp) that are no stops.
-	if len(decisions) != 24 {
-		t.Errorf("%d decisions in the log, want one per stop (24)", len(decisions))
+	if len(got) != decisions {
+		t.Errorf("%d decisions in the log, want one per stop (%d)", len(got), decisions)
 	}
 	all, err := st.Query(t.Context(), store.Filter{})
 	if err != nil {
@@ -241,7 +253,7 @@ func TestAuditRecord(t *testing.T) {
 	}
 
 	out, _, code = runCmd(t, "", "audit", "--record", "--store", db, shared)
-	if code != 0 || !strings.Contains(out, "Recorded: 0 event(s) for 0 turn(s); 31 turn(s) were already recorded.") {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("Recorded: 0 event(s) for 0 turn(s); %d turn(s) were already recorded.", turns)) {
 		t.Errorf("recording again (exit %d):\n%s", code, out)
 	}
 }

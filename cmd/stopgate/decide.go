@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/stopgate/stopgate"
@@ -20,6 +21,31 @@ type supervisorFlags struct {
 	modelSpec  string
 	budgets    config.BudgetFlag
 	off        config.ListFlag
+
+	// file and filePath are the configuration file supervisor read, for what a command takes
+	// from it besides the supervisor (store, record).
+	file     config.File
+	filePath string
+}
+
+// configStore returns the event log a command records to: flagDSN when set, else the
+// configuration file's store (a relative path taken from the file's directory), else "" (the
+// default log). It is valid after supervisor.
+func (f *supervisorFlags) configStore(flagDSN string) string {
+	if flagDSN != "" || f.file.Store == "" {
+		return flagDSN
+	}
+	dsn := f.file.Store
+	if !strings.Contains(dsn, "://") && !filepath.IsAbs(dsn) && f.filePath != "" {
+		dsn = filepath.Join(filepath.Dir(f.filePath), dsn)
+	}
+	return dsn
+}
+
+// configNoRecord reports whether the configuration file turns recording off (record = false).
+// It is valid after supervisor.
+func (f *supervisorFlags) configNoRecord() bool {
+	return f.file.Record != nil && !*f.file.Record
 }
 
 func (f *supervisorFlags) define(fs *flag.FlagSet) {
@@ -41,6 +67,7 @@ func (f *supervisorFlags) supervisor(e env) (*stopgate.Supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.file, f.filePath = file, path
 	if f.mode != "" {
 		file.Mode = f.mode
 	}
@@ -99,7 +126,8 @@ Output:
 
 Pass "nudges" back in the next Turn of the same run so the budgets hold.
 
-Every decision is recorded in the event log (-store; -no-record turns it off). A log that
+Every decision is recorded in the event log (-store, else the configuration file's store;
+-no-record, or record = false in the file, turns it off). A log that
 cannot be written is reported on stderr once and the decisions are still written out.`,
 		flags: func(fs *flag.FlagSet) {
 			sf.define(fs)
@@ -114,7 +142,7 @@ cannot be written is reported on stderr once and the decisions are still written
 				fmt.Fprintf(e.stderr, "stopgate decide: %v\n", err)
 				return exitUsage
 			}
-			rec := rf.recorder(e, 0)
+			rec := rf.recorder(e, 0, &sf)
 			defer rec.Close()
 			var recErr error
 			bad, err := eachLine(e.stdin, e.stdout, func(t stopgate.Turn) (any, error) {

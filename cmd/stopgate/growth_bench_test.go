@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/stopgate/stopgate/internal/dataset"
 	"io"
 	"os"
 	"os/exec"
@@ -11,9 +12,9 @@ import (
 	"time"
 )
 
-// growthSample is the real session the 56 MB transcript repeats (3.4 MB, MIT, in the shared
-// data; see harness/claudecode/transcript/testdata/claude-code/PROVENANCE.md).
-const growthSample = "../../../shared/data/transcripts/claude-code/spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"
+// growthSample is the real session the 56 MB transcript repeats (2.8 MB, MIT, in the bundled
+// sample; see testdata/transcripts/claude-code/spotter/PROVENANCE.md).
+const growthSample = dataset.SpotterDir + "/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 
 // BenchmarkHookGrowth measures what a stop costs as the session grows, with the hook as a
 // whole process (stopgate hook claude-code -no-record), in rounds that interleave:
@@ -29,9 +30,9 @@ const growthSample = "../../../shared/data/transcripts/claude-code/spotter/fa812
 //
 //	go test ./cmd/stopgate -run '^$' -bench HookGrowth -benchtime 5x
 func BenchmarkHookGrowth(b *testing.B) {
-	sample, err := os.ReadFile(growthSample)
+	sample, err := os.ReadFile(dataset.Sample(b, growthSample))
 	if err != nil {
-		b.Skipf("the shared sample is missing: %v", err)
+		b.Fatal(err)
 	}
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "stopgate")

@@ -13,7 +13,9 @@ import (
 	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/harness/claudecode"
 	"github.com/stopgate/stopgate/hook"
+	"github.com/stopgate/stopgate/internal/config"
 	"github.com/stopgate/stopgate/internal/xdg"
+	"github.com/stopgate/stopgate/store"
 )
 
 func hookCommand() *command {
@@ -36,8 +38,12 @@ and the hook answers whether it may.
   stopgate hook install gemini-cli       add it to a Gemini CLI settings file
   stopgate hook uninstall gemini-cli     remove it again
 
+A harness name this binary does not know (say, settings written by a newer stopgate) fails
+open like any other hook error: exit 0, nothing on stdout, one "stopgate:" line on stderr.
+
 Run 'stopgate help hook HARNESS' for what a hook reads and answers, and
 'stopgate help hook install HARNESS' for where it is installed.`,
+		failOpen: true,
 		subs: []*command{
 			hookClaudeCodeCommand(),
 			hookCodexCommand(),
@@ -68,6 +74,8 @@ type hookFlags struct {
 	stateDir string
 	timeout  time.Duration
 	style    string
+	shadow   bool
+	live     bool
 }
 
 // defineFor hands add the hook's flags, -style only when withStyle: Codex and Gemini CLI have
@@ -87,6 +95,8 @@ func (h *hookFlags) defineInto(add func(f *flag.Flag)) {
 	h.rf.define(tmp)
 	tmp.StringVar(&h.stateDir, "state-dir", "", "keep the per-session nudge budgets in `DIR` (default $XDG_STATE_HOME/stopgate/hooks, else ~/.local/state/stopgate/hooks)")
 	tmp.DurationVar(&h.timeout, "timeout", hook.DefaultTimeout, "let the agent stop if no decision is made within `D`")
+	tmp.BoolVar(&h.shadow, "shadow", false, "shadow mode: make and record every decision, would-blocks included, and always let the agent stop")
+	tmp.BoolVar(&h.live, "live", false, "block for real even when the configuration says shadow = true")
 	tmp.StringVar(&h.style, "style", string(claudecode.StyleBlock), "answer a continuation as `block` ({\"decision\":\"block\"}) or context (hookSpecificOutput.additionalContext, Claude Code 2.1.163+)")
 	tmp.VisitAll(add)
 }
@@ -217,16 +227,44 @@ func (h *hookFlags) options(e env, flagErrs []error) (*hook.Options, claudecode.
 	if dir == "" {
 		dir = defaultStateDir(e.getenv)
 	}
-	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout}
-	if rec := h.rf.recorder(e, hookStoreBusy); rec != nil {
+	shadow, err := h.shadowMode(e)
+	if err != nil {
+		return nil, "", err
+	}
+	opts := &hook.Options{Supervisor: sup, StateDir: dir, Timeout: h.timeout, RecordTimeout: hookStoreBusy, Shadow: shadow}
+	if rec := h.rf.recorder(e, hookStoreBusy, &h.sf); rec != nil {
 		opts.Recorder = rec
 	}
 	return opts, style, nil
 }
 
-// hookStoreBusy bounds how long a hook waits for another process holding the event log's
-// write lock: the harness waits for the hook, and a decision is worth more than its record.
-const hookStoreBusy = 2 * time.Second
+// shadowMode reports whether the hook runs in shadow mode: -shadow, or shadow = true in the
+// configuration file unless -live.
+func (h *hookFlags) shadowMode(e env) (bool, error) {
+	switch {
+	case h.shadow && h.live:
+		return false, errors.New("-shadow and -live contradict each other")
+	case h.shadow:
+		return true, nil
+	case h.live:
+		return false, nil
+	}
+	path, optional := h.sf.configPath, false
+	if path == "" {
+		path, optional = config.DefaultPath(e.getenv), true
+	}
+	file, err := config.Load(path, optional)
+	if err != nil {
+		return false, err
+	}
+	return file.Shadow, nil
+}
+
+// hookStoreBusy is a hook's recording budget: how long it waits for another process holding
+// the event log's write lock, for a PostgreSQL connection, and for the record as a whole. The
+// harness waits for the hook, and a decision is worth more than its record. (A variable only so
+// that tests under the race detector, where creating a SQLite log takes longer, can widen it.)
+var hookStoreBusy = hook.DefaultRecordTimeout
 
 // scopeFlags choose the file install and uninstall edit: one flag per scope the harness has
 // (the first the default), or -FILEFLAG FILE. Where a scope's file is, the harness's
@@ -314,6 +352,12 @@ func (v *recordingValue) Set(s string) error {
 	return nil
 }
 
+// IsBoolFlag lets a boolean hook flag (-shadow, -live) be given without a value at install.
+func (v *recordingValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 func (v *recordingValue) String() string {
 	if v == nil || v.Value == nil {
 		return ""
@@ -352,13 +396,16 @@ func hookInstallCommand() *command {
 events. Everything else in the settings file is kept: other keys byte for byte and in order,
 other events and other hooks. Installing again changes nothing; a stopgate hook already there
 with another command (a moved binary, other flags) is updated. A settings file that is not
-valid JSON is left alone and reported.
+valid JSON is left alone and reported, with the line and column where it stops being JSON.
 
 The command installed is this binary's absolute path, so it runs from any directory, followed
 by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout,
--style) after "--". Relative -config and -state-dir paths are made absolute. The flags and the
-configuration are checked now, so a mistake shows here rather than as a hook that lets every
-stop through. Claude Code gives the hook ` + fmt.Sprint(claudecode.HandlerTimeout) + ` s before it cancels it.
+-style, -store, -no-record) after "--". Relative -config, -state-dir and -store paths are made
+absolute. The flags and the configuration are checked now, and the event log is opened once,
+so a mistake shows here rather than as a hook that lets every stop through. A -store URL with
+a password is refused: the settings file would hold it in clear (and a project's is often
+committed); put store = "postgres://..." in the configuration file instead, or give the
+password by PGPASSWORD or ~/.pgpass. Claude Code gives the hook ` + fmt.Sprint(claudecode.HandlerTimeout) + ` s before it cancels it.
 
 ` + settingsHelp,
 	}, installSpec{
@@ -384,8 +431,9 @@ type installSpec struct {
 }
 
 // installCommand completes c, the `hook install HARNESS` command: it checks the hook flags and
-// configuration, builds the command line (this binary's absolute path, then the flags given
-// after "--", relative -config and -state-dir made absolute) and installs it in the file.
+// configuration, refuses a -store URL carrying a password, opens the event log once, builds
+// the command line (this binary's absolute path, then the flags given after "--", relative
+// -config, -state-dir and -store made absolute) and installs it in the file.
 func installCommand(c *command, spec installSpec) *command {
 	var h hookFlags
 	var embedded [][2]string
@@ -395,7 +443,7 @@ func installCommand(c *command, spec installSpec) *command {
 			fs.Var(&recordingValue{Value: f.Value, name: f.Name, set: &embedded}, f.Name, f.Usage)
 		})
 	}
-	c.run = func(_ context.Context, e env, _ *flag.FlagSet, args []string) int {
+	c.run = func(ctx context.Context, e env, _ *flag.FlagSet, args []string) int {
 		name := "hook install " + c.name
 		if len(args) > 0 {
 			return usageError(e, name, fmt.Sprintf("unexpected arguments %q", args))
@@ -407,6 +455,14 @@ func installCommand(c *command, spec installSpec) *command {
 		if _, _, err := h.options(e, nil); err != nil {
 			fmt.Fprintf(e.stderr, "stopgate %s: %v\n", name, err)
 			return exitUsage
+		}
+		if store.HasPassword(h.rf.dsn) {
+			fmt.Fprintf(e.stderr, "stopgate %s: --store %s carries a password, which would be written into %s in clear; put the URL in the configuration file (store = \"...\" in %s) or give the password by PGPASSWORD or ~/.pgpass\n",
+				name, store.RedactDSN(h.rf.dsn), path, configPathFor(e, &h.sf))
+			return exitUsage
+		}
+		if code := checkStore(ctx, e, name, &h); code != 0 {
+			return code
 		}
 		exe, err := os.Executable()
 		if err != nil {
@@ -422,7 +478,7 @@ func installCommand(c *command, spec installSpec) *command {
 		var words []string
 		for _, kv := range embedded {
 			v := kv[1]
-			if kv[0] == "config" || kv[0] == "state-dir" {
+			if kv[0] == "config" || kv[0] == "state-dir" || kv[0] == "store" && !strings.Contains(v, "://") {
 				if abs, err := filepath.Abs(v); err == nil {
 					v = abs
 				}
@@ -451,6 +507,44 @@ func installCommand(c *command, spec installSpec) *command {
 	return c
 }
 
+// installStoreCheck bounds install's check of the event log.
+const installStoreCheck = 10 * time.Second
+
+// checkStore opens, once, the event log the hook h describes will record to, and returns 0, or
+// the exit status after saying on stderr why it cannot be opened: a hook that records nothing
+// should show at install, not on every stop.
+func checkStore(ctx context.Context, e env, name string, h *hookFlags) int {
+	rec := h.rf.recorder(e, installStoreCheck, &h.sf)
+	if rec == nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, installStoreCheck)
+	defer cancel()
+	_, err := rec.open(ctx)
+	if cerr := rec.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "stopgate %s: %s; the hook could not record its decisions\n", name, oneLineText(err.Error()))
+		return 1
+	}
+	return 0
+}
+
+// configPathFor returns the configuration file the supervisor flags read, for a message.
+func configPathFor(e env, sf *supervisorFlags) string {
+	if sf.configPath != "" {
+		return sf.configPath
+	}
+	if p := config.DefaultPath(e.getenv); p != "" {
+		return p
+	}
+	return "the configuration file"
+}
+
+// oneLineText folds s onto one line.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 func hookUninstallCommand() *command {
 	s := claudeSettingsFlags()
 	return uninstallCommand(&command{
@@ -459,7 +553,9 @@ func hookUninstallCommand() *command {
 		usage:   "hook uninstall claude-code [-user|-project|-local|-settings FILE]",
 		help: `Remove every Stop and SubagentStop command hook that runs "stopgate hook claude-code" from a
 Claude Code settings file, with the matcher groups, events and "hooks" object the removal
-leaves empty. Everything else is kept as it was.
+leaves empty. Everything else keeps its content, every other value as it was and in order; the
+file may be re-indented. A file that does not parse is left alone and reported with the line and
+column where it stops being JSON.
 
 ` + settingsHelp,
 		flags: s.define,

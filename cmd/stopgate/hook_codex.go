@@ -79,10 +79,11 @@ command (a moved binary, other flags) is updated. A hooks file that is not valid
 alone and reported.
 
 The command installed is this binary's absolute path, so it runs from any directory, followed
-by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout)
-after "--". Relative -config and -state-dir paths are made absolute. The flags and the
-configuration are checked now, so a mistake shows here rather than as a hook that lets every
-stop through. Codex gives the hook ` + fmt.Sprint(codex.HandlerTimeout) + ` s before it cancels it.
+by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout,
+-store, -no-record) after "--". Relative -config, -state-dir and -store paths are made
+absolute. The flags and the configuration are checked now, and the event log is opened once,
+so a mistake shows here rather than as a hook that lets every stop through. A -store URL with
+a password is refused; put it in the configuration file, or use PGPASSWORD or ~/.pgpass. Codex gives the hook ` + fmt.Sprint(codex.HandlerTimeout) + ` s before it cancels it.
 
 ` + codexHooksHelp,
 	}, installSpec{

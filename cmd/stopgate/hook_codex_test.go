@@ -132,7 +132,7 @@ func TestHookInstallCodex(t *testing.T) {
 	if err := os.WriteFile(file, []byte(`{"description": "mine", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, code := runEnv(t, nil, "", "hook", "install", "codex", "--hooks", "custom.json", "--state-dir", "state", "--budget", "stall=1")
+	stdout, _, code := runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "codex", "--hooks", "custom.json", "--state-dir", "state", "--budget", "stall=1")
 	if code != 0 || !strings.Contains(stdout, "Installed the Stop and SubagentStop hooks in "+file) {
 		t.Fatalf("install: exit %d, stdout %q", code, stdout)
 	}
@@ -149,11 +149,11 @@ func TestHookInstallCodex(t *testing.T) {
 	if strings.Contains(stdout, recs[0].Key) {
 		t.Errorf("install printed the trust record of a hook not its own:\n%s", stdout)
 	}
-	stdout, _, code = runEnv(t, nil, "", "hook", "install", "codex", "--hooks", file, "--state-dir", "state", "--budget", "stall=1")
+	stdout, _, code = runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "codex", "--hooks", file, "--state-dir", "state", "--budget", "stall=1")
 	if code != 0 || !strings.HasPrefix(stdout, "Already installed in "+file) {
 		t.Errorf("install again: exit %d, stdout %q", code, stdout)
 	}
-	_, stderr, code := runEnv(t, nil, "", "hook", "install", "codex", "--hooks", file, "--timeout", "2m")
+	_, stderr, code := runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "codex", "--hooks", file, "--timeout", "2m")
 	if code != 0 || !strings.Contains(stderr, "warning: -timeout 2m0s is not under the 1m0s Codex waits") {
 		t.Errorf("install with a long timeout: exit %d, stderr %q; want a warning", code, stderr)
 	}
@@ -219,7 +219,7 @@ func TestHookInstallCodexErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runEnv(t, nil, "", tt.args...)
+			stdout, stderr, code := runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", tt.args...)
 			if code != tt.code || stdout != "" || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d mentioning %q", code, stdout, stderr, tt.code, tt.want)
 			}

@@ -81,10 +81,11 @@ updated. Nothing needs enabling in Gemini CLI 0.61.0 (hooksConfig.enabled defaul
 install warns when the file disables hooks or this one.
 
 The command installed is this binary's absolute path, so it runs from any directory, followed
-by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout)
-after "--". Relative -config and -state-dir paths are made absolute. The flags and the
-configuration are checked now, so a mistake shows here rather than as a hook that lets every
-stop through.
+by the hook flags given here (-config, -mode, -model, -budget, -off, -state-dir, -timeout,
+-store, -no-record) after "--". Relative -config, -state-dir and -store paths are made
+absolute. The flags and the configuration are checked now, and the event log is opened once,
+so a mistake shows here rather than as a hook that lets every stop through. A -store URL with
+a password is refused; put it in the configuration file, or use PGPASSWORD or ~/.pgpass.
 
 ` + geminiSettingsHelp,
 	}, installSpec{

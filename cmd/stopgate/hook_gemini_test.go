@@ -145,7 +145,7 @@ func TestHookInstallUninstallGemini(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"model": {"name": "gemini-2.5-pro"}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runEnv(t, nil, "", "hook", "install", "gemini-cli", "--settings", "custom.json", "--state-dir", "state", "--budget", "stall=1")
+	stdout, stderr, code := runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "gemini-cli", "--settings", "custom.json", "--state-dir", "state", "--budget", "stall=1")
 	if code != 0 || strings.Contains(stderr, "hooksConfig") || !strings.Contains(stdout, "Installed the AfterAgent hook in "+settings) {
 		t.Fatalf("install: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -154,11 +154,11 @@ func TestHookInstallUninstallGemini(t *testing.T) {
 	if len(got) != 1 || got[0]["command"] != want || got[0]["name"] != "stopgate" || got[0]["timeout"] != float64(60000) || got[0]["type"] != "command" {
 		t.Errorf("installed %v, want one handler running %q with a 60000 ms timeout", got, want)
 	}
-	stdout, _, code = runEnv(t, nil, "", "hook", "install", "gemini-cli", "--settings", settings, "--state-dir", "state", "--budget", "stall=1")
+	stdout, _, code = runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "gemini-cli", "--settings", settings, "--state-dir", "state", "--budget", "stall=1")
 	if code != 0 || !strings.HasPrefix(stdout, "Already installed in "+settings) {
 		t.Errorf("install again: exit %d, stdout %q", code, stdout)
 	}
-	_, stderr, code = runEnv(t, nil, "", "hook", "install", "gemini-cli", "--settings", settings, "--timeout", "2m")
+	_, stderr, code = runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "gemini-cli", "--settings", settings, "--timeout", "2m")
 	if code != 0 || !strings.Contains(stderr, "warning: -timeout 2m0s is not under the 1m0s Gemini CLI waits") {
 		t.Errorf("install with a long timeout: exit %d, stderr %q; want a warning", code, stderr)
 	}
@@ -179,7 +179,7 @@ func TestHookInstallUninstallGemini(t *testing.T) {
 	if err := os.WriteFile(off, []byte(`{"hooksConfig": {"enabled": false}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code = runEnv(t, nil, "", "hook", "install", "gemini-cli", "--settings", off)
+	_, stderr, code = runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "gemini-cli", "--settings", off)
 	if code != 0 || !strings.Contains(stderr, "warning: hooksConfig.enabled is false") || len(geminiInstalled(t, off)) != 1 {
 		t.Errorf("install into a file that turns hooks off: exit %d, stderr %q", code, stderr)
 	}
@@ -230,7 +230,7 @@ func TestHookInstallGeminiErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runEnv(t, nil, "", tt.args...)
+			stdout, stderr, code := runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", tt.args...)
 			if code != tt.code || stdout != "" || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d mentioning %q", code, stdout, stderr, tt.code, tt.want)
 			}

@@ -65,8 +65,10 @@ to an opencode config file. Installing again changes nothing; a plugin holding a
 (a moved binary, other flags) is rewritten.
 
 The command the plugin runs is this binary's absolute path, followed by the hook flags given
-here (-config, -mode, -model, -budget, -off, -state-dir, -timeout) after "--". Relative -config
-and -state-dir paths are made absolute. The flags and the configuration are checked now.
+here (-config, -mode, -model, -budget, -off, -state-dir, -timeout, -store, -no-record) after
+"--". Relative -config, -state-dir and -store paths are made absolute. The flags and the
+configuration are checked now, and the event log is opened once. A -store URL with a password
+is refused; put it in the configuration file, or use PGPASSWORD or ~/.pgpass.
 
 ` + opencodeFilesHelp,
 	}, installSpec{

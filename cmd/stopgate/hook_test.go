@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate/harness/claudecode"
+	"github.com/stopgate/stopgate/internal/dataset"
 )
 
 const (
@@ -174,7 +175,7 @@ func TestHookInstallUninstall(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"model": "opus"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, code := runEnv(t, nil, "", "hook", "install", "claude-code", "--settings", "custom.json", "--state-dir", "state", "--budget", "stall=1", "--budget", "todos=0", "--style", "context")
+	stdout, _, code := runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "claude-code", "--settings", "custom.json", "--state-dir", "state", "--budget", "stall=1", "--budget", "todos=0", "--style", "context")
 	if code != 0 || !strings.Contains(stdout, "Installed the Stop and SubagentStop hooks in "+settings) {
 		t.Fatalf("install: exit %d, stdout %q", code, stdout)
 	}
@@ -182,11 +183,11 @@ func TestHookInstallUninstall(t *testing.T) {
 	if got := installedCommands(t, settings); len(got) != 2 || got[0] != want || got[1] != want {
 		t.Errorf("installed %q, want %q twice", got, want)
 	}
-	stdout, _, code = runEnv(t, nil, "", "hook", "install", "claude-code", "--settings", settings, "--state-dir", "state", "--budget", "stall=1", "--budget", "todos=0", "--style", "context")
+	stdout, _, code = runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "claude-code", "--settings", settings, "--state-dir", "state", "--budget", "stall=1", "--budget", "todos=0", "--style", "context")
 	if code != 0 || !strings.HasPrefix(stdout, "Already installed in "+settings) {
 		t.Errorf("install again: exit %d, stdout %q", code, stdout)
 	}
-	_, stderr, code := runEnv(t, nil, "", "hook", "install", "claude-code", "--settings", settings, "--timeout", "2m")
+	_, stderr, code := runEnv(t, map[string]string{"XDG_STATE_HOME": dir}, "", "hook", "install", "claude-code", "--settings", settings, "--timeout", "2m")
 	if code != 0 || !strings.Contains(stderr, "warning: -timeout 2m0s is not under the 1m0s Claude Code waits") {
 		t.Errorf("install with a long timeout: exit %d, stderr %q; want a warning", code, stderr)
 	}
@@ -241,7 +242,7 @@ func TestHookInstallErrors(t *testing.T) {
 		{"a bad flag", []string{"hook", "install", "claude-code", "--settings", invalid, "--budget", "vibes=1"}, nil, exitUsage, "vibes"},
 		{"a bad style", []string{"hook", "install", "claude-code", "--settings", invalid, "--style", "loud"}, nil, exitUsage, "unknown output style"},
 		{"a missing config", []string{"hook", "install", "claude-code", "--settings", invalid, "--config", filepath.Join(dir, "none.toml")}, nil, exitUsage, "none.toml"},
-		{"invalid settings", []string{"hook", "install", "claude-code", "--settings", invalid}, nil, 1, invalid},
+		{"invalid settings", []string{"hook", "install", "claude-code", "--settings", invalid}, map[string]string{"XDG_STATE_HOME": dir}, 1, invalid},
 		{"invalid settings, uninstall", []string{"hook", "uninstall", "claude-code", "--settings", invalid}, nil, 1, invalid},
 		{"an argument", []string{"hook", "uninstall", "claude-code", "extra"}, nil, exitUsage, "unexpected arguments"},
 	}
@@ -349,16 +350,12 @@ func TestHookProcess(t *testing.T) {
 }
 
 // BenchmarkHookProcess runs the hook as Claude Code does, one process per stop, on the largest
-// real session in the shared data (3.4 MB): process start, reading the transcript, deciding,
+// real session of the evaluation data set (3.4 MB; `make eval`): process start, reading the transcript, deciding,
 // the state file.
 func BenchmarkHookProcess(b *testing.B) {
-	transcriptPath := filepath.Join("..", "..", "..", "shared", "data", "transcripts", "claude-code", "spotter", "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")
-	abs, err := filepath.Abs(transcriptPath)
+	abs, err := filepath.Abs(dataset.Spotter(b, "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"))
 	if err != nil {
 		b.Fatal(err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		b.Fatalf("shared test data missing: %v", err)
 	}
 	dir := b.TempDir()
 	bin := buildStopgate(b, dir)

@@ -49,6 +49,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		auditCommand(),
+		doctorCommand(),
 		classifyCommand(),
 		decideCommand(),
 		gateCommand(),
@@ -88,7 +89,18 @@ func run(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	if cmd.run == nil {
-		if len(rest) > 0 && rest[0] != "-h" && rest[0] != "--help" && rest[0] != "-help" {
+		help := len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help" || rest[0] == "-help")
+		if cmd.failOpen && !help {
+			// A harness runs this as its hook: a name this binary does not know (a binary older
+			// than the settings that call it) must let the agent stop, not block it with usage.
+			what := "no harness named"
+			if len(rest) > 0 {
+				what = fmt.Sprintf("unknown harness %q", rest[0])
+			}
+			fmt.Fprintf(e.stderr, "stopgate: %s: %s (this binary knows %s); letting the agent stop\n", strings.Join(path, " "), what, subNames(cmd))
+			return 0
+		}
+		if len(rest) > 0 && !help {
 			fmt.Fprintf(e.stderr, "stopgate %s: unknown subcommand %q\n\n", strings.Join(path, " "), rest[0])
 			printCommandHelp(e.stderr, cmd, path)
 			return exitUsage
@@ -140,6 +152,17 @@ func resolve(cmds []*command, args []string) (*command, []string, []string) {
 		}
 	}
 	return cur, args, path
+}
+
+// subNames lists the names of cmd's subcommands that run, for a message.
+func subNames(cmd *command) string {
+	var names []string
+	for _, s := range cmd.subs {
+		if s.run != nil {
+			names = append(names, s.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func find(cmds []*command, name string) *command {

@@ -18,18 +18,21 @@ type recordFlags struct {
 }
 
 func (f *recordFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&f.dsn, "store", "", "record decisions in the event log at `DSN`: a SQLite file path or a postgres:// URL (default $XDG_STATE_HOME/stopgate/events.db)")
+	fs.StringVar(&f.dsn, "store", "", "record decisions in the event log at `DSN`: a SQLite file path or a postgres:// URL (default: the config file's store, else $XDG_STATE_HOME/stopgate/events.db)")
 	fs.BoolVar(&f.noRecord, "no-record", false, "do not record decisions in the event log")
 }
 
-// recorder returns the recorder the flags ask for, or nil with -no-record. The store is opened
-// on the first Record, so a command that decides nothing opens nothing, and an answer a
-// harness waits for is never held up by opening the log.
-func (f *recordFlags) recorder(e env, busy time.Duration) *storeRecorder {
-	if f.noRecord {
+// recorder returns the recorder the flags ask for, or nil with -no-record or when the
+// configuration file sf read says record = false. -store names the log, else the file's
+// store, else the default one. The store is opened on the first Record, so a command that
+// decides nothing opens nothing, and an answer a harness waits for is never held up by opening
+// the log. busy bounds a SQLite write lock wait and a PostgreSQL connection (zero: the store's
+// defaults).
+func (f *recordFlags) recorder(e env, busy time.Duration, sf *supervisorFlags) *storeRecorder {
+	if f.noRecord || sf.configNoRecord() {
 		return nil
 	}
-	return &storeRecorder{dsn: f.dsn, getenv: e.getenv, busy: busy}
+	return &storeRecorder{dsn: sf.configStore(f.dsn), getenv: e.getenv, busy: busy}
 }
 
 // storeRecorder appends each decision, with its termination reasons, to the event log.
@@ -58,7 +61,7 @@ func (r *storeRecorder) open(ctx context.Context) (store.Store, error) {
 		}
 		dsn = p
 	}
-	r.st, r.err = store.Open(ctx, dsn, &store.Options{BusyTimeout: r.busy})
+	r.st, r.err = store.Open(ctx, dsn, &store.Options{BusyTimeout: r.busy, ConnectTimeout: r.busy})
 	if r.err != nil {
 		r.err = fmt.Errorf("event log: %w", r.err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
 	"strings"
 	"time"
 
@@ -129,10 +128,7 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	file, err := f.configFile(e)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
-	}
+	file := f.sf.file // read by supervisor
 	classifier, err := f.stallClassifier(e, file)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -150,10 +146,7 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 		return fail(exitUsage, "%v", err)
 	}
 
-	dsn := f.dsn
-	if dsn == "" {
-		dsn = file.Store
-	}
+	dsn := f.sf.configStore(f.dsn)
 	if dsn == "" {
 		if dsn, err = store.DefaultPath(e.getenv); err != nil {
 			return fail(1, "--store: %v", err)
@@ -181,7 +174,7 @@ func runServe(ctx context.Context, e env, f *serveFlags) int {
 		Supervisor: sup,
 		Classifier: classifier,
 		Store:      st,
-		NoRecord:   f.noRecord || (file.Record != nil && !*file.Record),
+		NoRecord:   f.noRecord || f.sf.configNoRecord(),
 		AppendEach: !f.groupCommit,
 		Writers:    logWriters(dsn),
 		Token:      token,
@@ -231,16 +224,6 @@ func serveOn(ctx context.Context, e env, log *slog.Logger, ln net.Listener, opts
 	return 0
 }
 
-// configFile reads the configuration file the supervisor flags name, for what serve takes
-// from it besides the supervisor: the store, whether to record, the classifier.
-func (f *serveFlags) configFile(e env) (config.File, error) {
-	path, optional := f.sf.configPath, false
-	if path == "" {
-		path, optional = config.DefaultPath(e.getenv), true
-	}
-	return config.Load(path, optional)
-}
-
 // stallClassifier returns the model classifier POST /v1/stall consults: the one --model or
 // the configuration file names; nil for none.
 func (f *serveFlags) stallClassifier(e env, file config.File) (*stall.ModelClassifier, error) {
@@ -263,13 +246,4 @@ func (f *serveFlags) stallClassifier(e env, file config.File) (*stall.ModelClass
 }
 
 // redactDSN hides the password of a database URL, for the log.
-func redactDSN(dsn string) string {
-	if !strings.Contains(dsn, "://") {
-		return dsn
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(a database URL)"
-	}
-	return u.Redacted()
-}
+func redactDSN(dsn string) string { return store.RedactDSN(dsn) }

@@ -26,6 +26,7 @@ func Harness(style Style) harness.Harness {
 		Hook:      Hook{Style: style},
 		Installer: Installer{},
 		Readers:   []harness.SessionReader{Reader{}},
+		Doctor:    Doctor{},
 	}
 }
 

@@ -153,16 +153,46 @@ func FuzzSettings(f *testing.F) {
 		if !json.Valid(removed) {
 			t.Fatalf("Uninstall wrote invalid JSON:\n%s", removed)
 		}
-		hooks := struct {
-			Hooks map[string]json.RawMessage `json:"hooks"`
-		}{}
-		_ = json.Unmarshal(removed, &hooks)
 		for _, e := range []string{EventStop, EventSubagentStop} {
-			if strings.Contains(string(hooks.Hooks[e]), testCommand) {
-				t.Fatalf("Uninstall left the hook in %s:\n%s", e, removed)
+			if n := runnableCommands(removed, e, testCommand); n > 0 {
+				t.Fatalf("Uninstall left %d stopgate hook(s) Claude Code would run in %s:\n%s", n, e, removed)
 			}
 		}
 	})
+}
+
+// runnableCommands counts the handlers of event in a settings file that Claude Code would run
+// as command: a {"type": "command", "command": command} object in the "hooks" list of a
+// matcher group in hooks[event]. Keys are matched exactly, the last of a repeated one winning,
+// as JavaScript's JSON.parse reads them. The command text elsewhere (under another key, in a
+// handler of another type) is not a hook Claude Code runs, and Uninstall leaves it alone.
+func runnableCommands(settings []byte, event, command string) int {
+	field := func(b []byte, key string) json.RawMessage {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return nil
+		}
+		return m[key]
+	}
+	list := func(b []byte) []json.RawMessage {
+		var l []json.RawMessage
+		_ = json.Unmarshal(b, &l)
+		return l
+	}
+	str := func(b []byte) string {
+		var s string
+		_ = json.Unmarshal(b, &s)
+		return s
+	}
+	n := 0
+	for _, g := range list(field(field(settings, "hooks"), event)) {
+		for _, h := range list(field(g, "hooks")) {
+			if str(field(h, "type")) == "command" && str(field(h, "command")) == command {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // FuzzShellWords checks Command's quoting reads back as the words it quoted.

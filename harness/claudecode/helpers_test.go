@@ -15,23 +15,18 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/harness/claudecode/transcript"
+	"github.com/stopgate/stopgate/internal/dataset"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
-// spotterDir holds the real Claude Code sessions shared by the project (MIT, marot/spotter; see
-// its PROVENANCE.md). They are read in place.
-const spotterDir = "../../../shared/data/transcripts/claude-code/spotter"
-
-// sharedFile returns the path of a file of the shared data, failing the test when it is
-// missing: a missing data set must not pass silently.
+// sharedFile returns the path of a file of the real Claude Code sessions of marot/spotter (MIT;
+// see testdata/transcripts/claude-code/spotter/PROVENANCE.md at the repository's root): the
+// repository's sample, else the evaluation data set, without which the test is skipped outside
+// `make eval`.
 func sharedFile(tb testing.TB, name string) string {
 	tb.Helper()
-	p := filepath.Join(spotterDir, name)
-	if _, err := os.Stat(p); err != nil {
-		tb.Fatalf("shared test data missing (the repository expects ../shared beside it): %v", err)
-	}
-	return p
+	return dataset.Spotter(tb, name)
 }
 
 // golden compares got with testdata/golden/name, rewriting it under -update.
@@ -194,6 +189,8 @@ type Options struct {
 	Style      Style
 	Now        func() time.Time
 	Recorder   hook.Recorder
+	// RecordTimeout is hook.Options.RecordTimeout.
+	RecordTimeout time.Duration
 }
 
 // ClaudeCode runs one whole Claude Code hook invocation through the shared driver, as
@@ -205,5 +202,6 @@ func ClaudeCode(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, 
 	}
 	return hook.Run(ctx, stdin, stdout, stderr, Hook{Style: o.Style}, &hook.Options{
 		Supervisor: o.Supervisor, StateDir: o.StateDir, Timeout: o.Timeout, Now: o.Now, Recorder: o.Recorder,
+		RecordTimeout: o.RecordTimeout,
 	})
 }

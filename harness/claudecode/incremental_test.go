@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stopgate/stopgate/internal/dataset"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func goldenSessions(t *testing.T) (every, sampled []string) {
 		}
 		every = append(every, m...)
 	}
-	m, _ := filepath.Glob(filepath.Join(spotterDir, "*.jsonl"))
+	m, _ := filepath.Glob(filepath.Join(dataset.Sample(t, dataset.SpotterDir), "*.jsonl"))
 	sampled = append(sampled, m...)
 	if len(every) < 5 {
 		t.Fatalf("golden sessions missing: %v", every)

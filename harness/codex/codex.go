@@ -24,6 +24,7 @@ func Harness() harness.Harness {
 		Hook:      Hook{},
 		Installer: Installer{},
 		Readers:   []harness.SessionReader{Reader{}},
+		Doctor:    Doctor{},
 	}
 }
 

@@ -774,3 +774,28 @@ func TestTrust(t *testing.T) {
 		t.Error("an invalid file: no error")
 	}
 }
+
+// TestHookTrustTOML: a hooks.json hook's record is its one hash; a plugin hook's two-part
+// hash (handler/plugin files, as hooks/list reports it) is split into trusted_hash and
+// trusted_content_hash, and quotes in a key are escaped.
+func TestHookTrustTOML(t *testing.T) {
+	tests := []struct {
+		name string
+		in   HookTrust
+		want string
+	}{
+		{"hooks file", HookTrust{Key: "/h/hooks.json:stop:0:0", Hash: "sha256:aa"},
+			"[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:aa\"\n"},
+		{"plugin", HookTrust{Key: "stopgate@stopgate:hooks/hooks.json:stop:0:0", Hash: "sha256:aa/sha256:bb"},
+			"[hooks.state.\"stopgate@stopgate:hooks/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:aa\"\ntrusted_content_hash = \"sha256:bb\"\n"},
+		{"quoted key", HookTrust{Key: `/a "b"/hooks.json:stop:0:0`, Hash: "sha256:aa"},
+			"[hooks.state.\"/a \\\"b\\\"/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:aa\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.in.TOML(); got != tt.want {
+				t.Errorf("TOML() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -97,8 +97,15 @@ type HookTrust struct {
 	Hash string
 }
 
-// TOML returns the config.toml lines that record t as trusted.
+// TOML returns the config.toml lines that record t as trusted. A plugin's hook has a
+// two-part hash, as Codex's app server lists it ("sha256:<handler>/sha256:<plugin files>"):
+// the handler's part is recorded as trusted_hash and the plugin's content fingerprint as
+// trusted_content_hash, the two fields Codex 0.169.0 compares; a record of the joined string
+// as trusted_hash reads back as "modified".
 func (t HookTrust) TOML() string {
+	if handler, content, ok := strings.Cut(t.Hash, "/"); ok {
+		return fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\ntrusted_content_hash = %s\n", tomlString(t.Key), tomlString(handler), tomlString(content))
+	}
 	return fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(t.Key), tomlString(t.Hash))
 }
 

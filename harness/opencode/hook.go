@@ -90,5 +90,6 @@ func Harness() harness.Harness {
 		Hook:      Hook{},
 		Installer: Installer{},
 		Readers:   []harness.SessionReader{Reader{}},
+		Doctor:    Doctor{},
 	}
 }

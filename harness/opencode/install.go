@@ -260,3 +260,19 @@ func (Installer) Uninstall(path string) (bool, error) {
 	}
 	return true, nil
 }
+
+// PackageLauncherCommand is the JavaScript expression the packaged plugin (plugins/opencode)
+// runs as its hook: the shared launcher shipped beside it, bin/stopgate-hook, quoted for
+// /bin/sh, with the harness name. The launcher finds the stopgate binary ($STOPGATE_BIN, PATH,
+// the go install directories) and lets the session stop when there is none.
+const PackageLauncherCommand = `"'" + decodeURIComponent(new URL("./bin/stopgate-hook", import.meta.url).pathname).replaceAll("'", "'\\''") + "' opencode"`
+
+// PackageSource returns the source of the packaged plugin, plugins/opencode/index.js: the
+// plugin Install writes, running the launcher beside it (PackageLauncherCommand) instead of
+// a command fixed at install time.
+func PackageSource() string {
+	s := strings.Replace(pluginSource, "// stopgate's opencode plugin, written by `stopgate hook install opencode`.",
+		"// stopgate's opencode plugin, as the package plugins/opencode. Generated from\n// harness/opencode/plugin.js (go test ./harness/opencode -run TestPackage -update); do not edit.", 1)
+	s = strings.Replace(s, "__STOPGATE_COMMAND__", PackageLauncherCommand, 1)
+	return strings.Replace(s, "__STOPGATE_TIMEOUT_MS__", strconv.FormatInt(HandlerTimeout.Milliseconds(), 10), 1)
+}

@@ -11,6 +11,7 @@
 //	classifier_timeout = "15s"
 //	record = true                # write decisions to the event log
 //	store = "/path/to/stopgate.db"     # or a postgres:// URL
+//	shadow = true                # hooks record would-blocks and never block
 //
 //	[budgets]                    # continuations per check per run
 //	stall = 2
@@ -62,7 +63,10 @@ type File struct {
 	Checks            map[string]bool `toml:"checks"`
 	Record            *bool           `toml:"record"`
 	Store             string          `toml:"store"`
-	Claims            ClaimsFile      `toml:"claims"`
+	// Shadow runs the stop hooks in shadow mode: every decision is made and recorded, a
+	// continuation as a would-block (verdict "shadow"), and the agent is always let stop.
+	Shadow bool       `toml:"shadow"`
+	Claims ClaimsFile `toml:"claims"`
 }
 
 // ClaimsFile is the [claims] table: the claims check's settings.

@@ -230,7 +230,7 @@ func TestBrowser(t *testing.T) {
 		noErrors(t, p)
 		var commands []string
 		evaluate(ctx, t, p, `[...document.querySelectorAll("#empty pre")].map(e => e.innerText)`, &commands)
-		want := []string{"stopgate audit --record ../shared/data/transcripts", "stopgate hook install claude-code"}
+		want := []string{"stopgate audit --record ~/.claude/projects", "stopgate hook install claude-code"}
 		if g, w := mustJSON(t, commands), mustJSON(t, want); g != w {
 			t.Errorf("the empty state shows %s, want %s", g, w)
 		}

@@ -231,7 +231,7 @@ func staticHandler(assets map[string]string) http.Handler {
 // verdictClass is the CSS class of a verdict's chip.
 func verdictClass(v stopgate.Verdict) string {
 	switch v {
-	case stopgate.Stop, stopgate.Continue, stopgate.Retry:
+	case stopgate.Stop, stopgate.Continue, stopgate.Retry, stopgate.Shadow:
 		return "v-" + string(v)
 	}
 	return "v-other"

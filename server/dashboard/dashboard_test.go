@@ -331,7 +331,7 @@ func TestOverviewEmptyLog(t *testing.T) {
 	h := newDashboard(t, openStore(t, nil))
 	doc, body := page(t, h, "/")
 	empty := doc.one(t, "section", "id", "empty")
-	for _, cmd := range []string{"stopgate audit --record ../shared/data/transcripts", "stopgate hook install claude-code"} {
+	for _, cmd := range []string{"stopgate audit --record ~/.claude/projects", "stopgate hook install claude-code"} {
 		if !strings.Contains(empty.text(), cmd) {
 			t.Errorf("the empty state does not say %q:\n%s", cmd, empty.text())
 		}

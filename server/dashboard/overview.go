@@ -60,7 +60,7 @@ type choice struct {
 
 // totals are the window's headline counts.
 type totals struct {
-	Decisions, Stops, Continues, Retries, Nudges, Terminations int64
+	Decisions, Stops, Continues, Retries, Shadows, Nudges, Terminations int64
 }
 
 // pendingShare is the share of nudges given while work was pending: the number that should
@@ -156,6 +156,8 @@ func (h *handler) overview(w http.ResponseWriter, r *http.Request) {
 			p.Totals.Continues += dc.Count
 		case stopgate.Retry:
 			p.Totals.Retries += dc.Count
+		case stopgate.Shadow:
+			p.Totals.Shadows += dc.Count
 		}
 	}
 	p.Totals.Nudges = stats.Nudges

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/stopgate/stopgate/internal/dataset"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,7 +15,7 @@ import (
 // agentId are read.
 func TestDecodeEntryMatchesUnmarshal(t *testing.T) {
 	var files []string
-	for _, pat := range []string{"testdata/handwritten/*.jsonl", "testdata/handwritten/v2_0/*.jsonl", "testdata/claude-code/*.jsonl", "../../../../shared/data/transcripts/claude-code/spotter/*.jsonl"} {
+	for _, pat := range []string{"testdata/handwritten/*.jsonl", "testdata/handwritten/v2_0/*.jsonl", "testdata/claude-code/*.jsonl", filepath.Join(dataset.Sample(t, dataset.SpotterDir), "*.jsonl")} {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)
 	}

@@ -7,14 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stopgate/stopgate/internal/dataset"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// sharedDir holds the real spotter sessions, read in place.
-const sharedDir = "../../../../shared/data/transcripts/claude-code/spotter"
-
-// realSessions are the large real sessions in sharedDir, by id.
+// realSessions are the large real sessions of marot/spotter, by id. One of them ships in the
+// repository's testdata/ sample; the others are read from the evaluation data set by `make
+// eval` (see internal/dataset).
 var realSessions = []string{
 	"258c7280-ae70-4798-800f-63464d01a85d",
 	"4d5611e5-241a-462a-8d15-5122611a9569",
@@ -24,14 +25,11 @@ var realSessions = []string{
 	"fa812bfe-b295-4cca-9c2f-fdf01028cb46",
 }
 
-// shared returns the path of a file in sharedDir, failing the test if it is missing.
+// shared returns the path of a file of the marot/spotter transcripts: the repository's sample,
+// else the evaluation data set (the test is skipped without it, outside `make eval`).
 func shared(tb testing.TB, rel string) string {
 	tb.Helper()
-	p := filepath.Join(sharedDir, filepath.FromSlash(rel))
-	if _, err := os.Stat(p); err != nil {
-		tb.Fatalf("shared test data missing (the tests read ../shared in place): %v", err)
-	}
-	return p
+	return dataset.Spotter(tb, rel)
 }
 
 // readFixture reads a transcript, failing the test on error.

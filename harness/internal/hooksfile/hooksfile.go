@@ -118,7 +118,7 @@ func EditSettings(path string, create bool, invalid error, edit func(hooks *Obje
 	var top Object
 	if len(bytes.TrimSpace(data)) > 0 {
 		if top, err = DecodeObject(data); err != nil {
-			return false, fmt.Errorf("%s: %w: %w", path, invalid, err)
+			return false, fmt.Errorf("%s:%s %w: %w", path, jsonErrorPosition(data), invalid, err)
 		}
 	}
 	var hooks Object
@@ -295,18 +295,20 @@ func commandHandler(h Node, ours func(string) bool) (Object, string, bool) {
 	if !isRaw {
 		return nil, "", false
 	}
-	var v struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(r, &v) != nil || v.Type != "command" || !ours(v.Command) {
-		return nil, "", false
-	}
+	// Keys are matched exactly, the last of a repeated one winning, as the harnesses (in
+	// JavaScript and Rust) read them.
 	obj, err := DecodeObject(r)
 	if err != nil {
 		return nil, "", false
 	}
-	return obj, v.Command, true
+	var typ, command string
+	if i := obj.index("type"); i < 0 || json.Unmarshal(BytesOf(obj[i].Node), &typ) != nil || typ != "command" {
+		return nil, "", false
+	}
+	if i := obj.index("command"); i < 0 || json.Unmarshal(BytesOf(obj[i].Node), &command) != nil || !ours(command) {
+		return nil, "", false
+	}
+	return obj, command, true
 }
 
 // Node is a JSON value being written back: raw bytes kept as read, or a value rebuilt here.
