@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/stall"
 	"github.com/stopgate/stopgate/store"
 	"github.com/stopgate/stopgate/termination"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // ErrNoReaders is returned by Run when Options.Readers is empty: no format is known, so no
@@ -420,7 +420,7 @@ func (a *auditor) decide(ctx context.Context, s *Session) *sessionResult {
 			Ending: t.Ending.Category, EndingDetail: t.Ending.Detail,
 		}
 		if m := t.Turn.Message; m != nil {
-			tr.Final = transcript.Excerpt(stall.FinalSentence(m.Text), transcript.ExcerptRunes, true)
+			tr.Final = harness.Excerpt(stall.FinalSentence(m.Text), harness.ExcerptRunes, true)
 		}
 		c.Turns++
 		c.TurnEndings[t.Ending.Category]++

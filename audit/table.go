@@ -16,8 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness"
 	"github.com/stopgate/stopgate/termination"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // WriteJSON writes the report as one indented JSON document.
@@ -96,9 +96,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 				if d := t.Decision; d != nil && d.Verdict != stopgate.Stop {
 					why := t.Why
 					if t.Sentence != "" {
-						why = strconv.Quote(transcript.Excerpt(t.Sentence, 100, true))
+						why = strconv.Quote(harness.Excerpt(t.Sentence, 100, true))
 					}
-					fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%s\n", names[i], t.Index, d.Check, transcript.Excerpt(why, 110, false))
+					fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%s\n", names[i], t.Index, d.Check, harness.Excerpt(why, 110, false))
 				}
 			}
 		}
@@ -111,7 +111,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		lw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		for i, s := range rep.Sessions {
 			for _, n := range s.Nudges {
-				fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%d tool call(s)\t%s\n", names[i], n.Turn, n.Outcome, n.ToolCalls, strconv.Quote(transcript.Excerpt(n.Text, 80, false)))
+				fmt.Fprintf(lw, "  %s\tturn %d\t%s\t%d tool call(s)\t%s\n", names[i], n.Turn, n.Outcome, n.ToolCalls, strconv.Quote(harness.Excerpt(n.Text, 80, false)))
 			}
 		}
 		if err := lw.Flush(); err != nil {
@@ -123,7 +123,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		lw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		for i, s := range rep.Sessions {
 			for _, b := range s.Shadow {
-				fmt.Fprintf(lw, "  %s\t%s\t%s\t%s\n", names[i], b.Time.UTC().Format(time.RFC3339), b.Check, strconv.Quote(transcript.Excerpt(b.Message, 110, false)))
+				fmt.Fprintf(lw, "  %s\t%s\t%s\t%s\n", names[i], b.Time.UTC().Format(time.RFC3339), b.Check, strconv.Quote(harness.Excerpt(b.Message, 110, false)))
 			}
 		}
 		if err := lw.Flush(); err != nil {

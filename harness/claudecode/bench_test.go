@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 // largest is the largest real session in the shared data (3.4 MB, 1,400 lines).

@@ -2,8 +2,9 @@
 // (payload, Turn, answer), installing it in a settings file, and reading session
 // transcripts for audit. Harness describes it to cmd/stopgate.
 //
-// The transcripts themselves are read by package transcript (transcript.ReadFile), the
-// session model every harness's reader fills.
+// The transcripts themselves are read by the subpackage transcript (transcript.ReadFile and,
+// at a live stop, transcript.ReadTail), into the session model it shares with the Codex
+// reader (harness/internal/session).
 package claudecode
 
 import (

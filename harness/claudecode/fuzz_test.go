@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 )
 
 var payloadSeeds = []string{
@@ -91,7 +91,7 @@ func FuzzClaudeCodeDecision(f *testing.F) {
 // carrying at most MaxSteps steps.
 func FuzzSessionTurn(f *testing.F) {
 	for _, name := range []string{"shell_unread_failed.jsonl", "shells_read.jsonl", "agents.jsonl", "todos.jsonl", "stop_hooks.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "transcript", "testdata", "handwritten", name))
+		b, err := os.ReadFile(filepath.Join("transcript", "testdata", "handwritten", name))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/internal/dataset"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

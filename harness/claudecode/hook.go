@@ -9,8 +9,8 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/harness/internal/hookio"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Style is how a continuation is written for Claude Code.

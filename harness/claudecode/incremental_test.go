@@ -15,15 +15,15 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/hook"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // goldenSessions are the sessions the incremental property is checked on: the handwritten
 // ones at every line boundary, the real ones (larger) at a sample of boundaries.
 func goldenSessions(t *testing.T) (every, sampled []string) {
 	t.Helper()
-	for _, pat := range []string{"../../transcript/testdata/handwritten/*.jsonl", "../../transcript/testdata/handwritten/v2_0/*.jsonl", "../../transcript/testdata/claude-code/*.jsonl"} {
+	for _, pat := range []string{"transcript/testdata/handwritten/*.jsonl", "transcript/testdata/handwritten/v2_0/*.jsonl", "transcript/testdata/claude-code/*.jsonl"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
@@ -167,13 +167,13 @@ func TestReadTailEqualsWholeRead(t *testing.T) {
 // describe: truncated, rewritten before the offset, replaced by another file at the same
 // path, or another path under the same session. Each is read whole, which the Turn shows.
 func TestReadTailFingerprint(t *testing.T) {
-	data, err := os.ReadFile("../../transcript/testdata/claude-code/tool_heavy.jsonl")
+	data, err := os.ReadFile("transcript/testdata/claude-code/tool_heavy.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ends := lineEnds(data)
 	half := ends[len(ends)/2]
-	other, err := os.ReadFile("../../transcript/testdata/claude-code/short.jsonl")
+	other, err := os.ReadFile("transcript/testdata/claude-code/short.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func rewrite(t *testing.T, path string, b []byte, from int) {
 // TestHookKeepsCheckpoint runs the hook twice on a transcript that grows between the stops:
 // the state file keeps the reader's checkpoint at the end of the file each time.
 func TestHookKeepsCheckpoint(t *testing.T) {
-	data, err := os.ReadFile("../../transcript/testdata/claude-code/tool_heavy.jsonl")
+	data, err := os.ReadFile("transcript/testdata/claude-code/tool_heavy.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

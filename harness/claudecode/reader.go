@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/harness/internal/readers"
 	"github.com/stopgate/stopgate/termination"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Format is the Format of Claude Code session transcripts.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/harness/internal/turns"
 	"github.com/stopgate/stopgate/loopguard"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Name is the harness's name, and the Turn.Harness of every Turn this package builds.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
+	"github.com/stopgate/stopgate/harness/claudecode/transcript"
 	"github.com/stopgate/stopgate/loopguard"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // goldenTurn renders a Turn for a golden file: the last few steps, long strings cut, so the
@@ -74,14 +74,14 @@ func TestSessionTurnGolden(t *testing.T) {
 		{"spotter-6adcf0da", sharedFile(t, "6adcf0da-e8ac-4760-8026-66fb75b5ee45.jsonl"), -1},
 		{"spotter-8463c716", sharedFile(t, "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"), -1},
 		{"spotter-6c2214d7-agent", sharedFile(t, "6c2214d7-b87e-4432-8e41-22ba294ea584/subagents/agent-afc096d.jsonl"), -1},
-		{"spotter-short", "../../transcript/testdata/claude-code/short.jsonl", -1},
-		{"spotter-tool_heavy", "../../transcript/testdata/claude-code/tool_heavy.jsonl", -1},
-		{"handwritten-shell_unread_failed", "../../transcript/testdata/handwritten/shell_unread_failed.jsonl", -1},
-		{"handwritten-shell_unread_failed-turn0", "../../transcript/testdata/handwritten/shell_unread_failed.jsonl", 0},
-		{"handwritten-shells_read", "../../transcript/testdata/handwritten/shells_read.jsonl", -1},
-		{"handwritten-agents", "../../transcript/testdata/handwritten/agents.jsonl", -1},
-		{"handwritten-todos", "../../transcript/testdata/handwritten/todos.jsonl", -1},
-		{"handwritten-stop_hooks", "../../transcript/testdata/handwritten/stop_hooks.jsonl", -1},
+		{"spotter-short", "transcript/testdata/claude-code/short.jsonl", -1},
+		{"spotter-tool_heavy", "transcript/testdata/claude-code/tool_heavy.jsonl", -1},
+		{"handwritten-shell_unread_failed", "transcript/testdata/handwritten/shell_unread_failed.jsonl", -1},
+		{"handwritten-shell_unread_failed-turn0", "transcript/testdata/handwritten/shell_unread_failed.jsonl", 0},
+		{"handwritten-shells_read", "transcript/testdata/handwritten/shells_read.jsonl", -1},
+		{"handwritten-agents", "transcript/testdata/handwritten/agents.jsonl", -1},
+		{"handwritten-todos", "transcript/testdata/handwritten/todos.jsonl", -1},
+		{"handwritten-stop_hooks", "transcript/testdata/handwritten/stop_hooks.jsonl", -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,8 +2,8 @@
 // Turn, answer), installing it in a hooks.json and the trust records Codex wants for it, and
 // reading rollouts for audit. Harness describes it to cmd/stopgate.
 //
-// The rollouts themselves are read by package transcript (transcript.ReadCodexFile), the
-// session model every harness's reader fills.
+// The rollouts themselves are read by the subpackage rollout (rollout.ReadCodexFile), into the
+// session model the Claude Code reader fills too (harness/internal/session).
 package codex
 
 import (

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/codex/rollout"
 )
 
 // The Codex fixtures, recorded by the end-to-end suite from Codex 0.169.0 and sanitized (see
@@ -106,8 +106,8 @@ func (r *codexRollout) write(dir string) string {
 	return path
 }
 
-func (r *codexRollout) read() *transcript.CodexSession {
-	s, err := transcript.ReadCodex(strings.NewReader(strings.Join(r.lines, "\n")+"\n"), nil)
+func (r *codexRollout) read() *rollout.CodexSession {
+	s, err := rollout.ReadCodex(strings.NewReader(strings.Join(r.lines, "\n")+"\n"), nil)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestCodexTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s *transcript.CodexSession
+			var s *rollout.CodexSession
 			r := newCodexRollout(t)
 			if tt.rollout != nil {
 				tt.rollout(r)
@@ -385,7 +385,7 @@ func TestCodexGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := transcript.ReadCodexFile(path, nil)
+			s, err := rollout.ReadCodexFile(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/codex/rollout"
 	"github.com/stopgate/stopgate/harness/internal/hookio"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // The hook events this package answers.
@@ -22,7 +22,7 @@ const (
 
 // Hook is the Codex CLI Stop and SubagentStop hook, for the driver in package hook
 // (hook.Run): it reads the payload from stdin (DecodePayload), reads the rollout it names
-// (transcript.ReadCodexFile), builds the Turn (Turn), and encodes the answer.
+// (rollout.ReadCodexFile), builds the Turn (Turn), and encodes the answer.
 //
 // To let the agent stop, the driver writes nothing. To keep it going, Answer writes
 // {"decision":"block","reason":MESSAGE} (MESSAGE cut to hookio.MaxMessageBytes): Codex ends the stop
@@ -55,9 +55,9 @@ func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.St
 	if st.Skip {
 		return st, nil
 	}
-	var s *transcript.CodexSession
+	var s *rollout.CodexSession
 	if path := hookio.StopTranscriptPath(st, p.TranscriptPath, p.AgentTranscriptPath); path != "" {
-		s, err = transcript.ReadCodexFile(hookio.ExpandPath(path, p.CWD), nil)
+		s, err = rollout.ReadCodexFile(hookio.ExpandPath(path, p.CWD), nil)
 		if err != nil {
 			s = nil
 			st.Notes = append(st.Notes, fmt.Sprintf("rollout unreadable (%s); deciding on the payload alone", hookio.OneLine(err.Error())))

@@ -10,9 +10,9 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/codex/rollout"
 	"github.com/stopgate/stopgate/harness/internal/readers"
 	"github.com/stopgate/stopgate/termination"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Format is the Format of Codex CLI rollouts.
@@ -85,7 +85,7 @@ func (Reader) Detect(path string, head []byte) bool {
 
 // Read implements harness.SessionReader.
 func (Reader) Read(path string) ([]*harness.Session, error) {
-	cs, err := transcript.ReadCodexFile(path, nil)
+	cs, err := rollout.ReadCodexFile(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
@@ -122,8 +122,8 @@ const NoStopCutOff = "cut off: the rollout ends mid-turn, with no task_complete 
 // nor a turn_aborted. Codex runs the Stop hook when a turn completes, so there was no stop:
 // the process ended (killed, crashed, the terminal closed) or still runs the turn. A rollout
 // with no task records at all (builds before task_started) is not judged.
-func cutOff(cs *transcript.CodexSession, i int) bool {
-	var last *transcript.CodexTask
+func cutOff(cs *rollout.CodexSession, i int) bool {
+	var last *rollout.CodexTask
 	for _, tk := range cs.Tasks {
 		if tk.Turn == i {
 			last = tk
@@ -134,7 +134,7 @@ func cutOff(cs *transcript.CodexSession, i int) bool {
 
 // codexEnding says how turn i of cs ended, as Codex documents, and gives t the ending as its
 // Err when the turn was not the model's to end and the user did not end it.
-func codexEnding(cs *transcript.CodexSession, i int, t *stopgate.Turn) (r termination.Reason, interrupted bool) {
+func codexEnding(cs *rollout.CodexSession, i int, t *stopgate.Turn) (r termination.Reason, interrupted bool) {
 	site := termination.SiteHookCodex
 	var aborted string
 	for _, tk := range cs.Tasks {

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/codex/rollout"
 	"github.com/stopgate/stopgate/harness/internal/turns"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // SessionTurn builds the Turn of turn i of the Codex rollout s as it stood when that turn
@@ -37,7 +37,7 @@ import (
 // Session and Agent are the rollout's (a sub-agent's rollout names its nickname or role). Now
 // is the turn's end: its task's task_complete when the rollout records one within the turn,
 // else the time of the turn's last entry.
-func SessionTurn(s *transcript.CodexSession, i int) stopgate.Turn {
+func SessionTurn(s *rollout.CodexSession, i int) stopgate.Turn {
 	if s == nil || s.Session == nil || i < 0 || i >= len(s.Turns) {
 		return stopgate.Turn{}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/codex/rollout"
 )
 
 // codexHookPrompt is the user message Codex writes when a Stop hook blocks: the hook's reason
@@ -124,7 +124,7 @@ func TestCodexSessionTurn(t *testing.T) {
 				tt.build(r)
 				text = strings.Join(r.lines, "\n") + "\n"
 			}
-			s, err := transcript.ReadCodex(strings.NewReader(text), nil)
+			s, err := rollout.ReadCodex(strings.NewReader(text), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,9 +155,9 @@ func TestCodexSessionTurn(t *testing.T) {
 // rollout as it stood at the turn's last stop) and the payload Codex sends then. The plan of
 // an earlier turn and the error the turn ended on are SessionTurn's own: the plan is
 // unknown for an earlier turn, and a Stop payload never carries an error.
-func checkCodexAsOfStop(t *testing.T, s *transcript.CodexSession, i int, prefix string, got stopgate.Turn) {
+func checkCodexAsOfStop(t *testing.T, s *rollout.CodexSession, i int, prefix string, got stopgate.Turn) {
 	t.Helper()
-	then, err := transcript.ReadCodex(strings.NewReader(prefix), nil)
+	then, err := rollout.ReadCodex(strings.NewReader(prefix), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,11 +188,11 @@ func TestCodexSessionTurnOutOfRange(t *testing.T) {
 	s := newCodexRollout(t).prompt(0, "t1", "Hi.").say(1, "Hello.").read()
 	for _, tt := range []struct {
 		name string
-		s    *transcript.CodexSession
+		s    *rollout.CodexSession
 		i    int
 	}{
 		{"nil session", nil, 0},
-		{"no embedded session", &transcript.CodexSession{}, 0},
+		{"no embedded session", &rollout.CodexSession{}, 0},
 		{"negative", s, -1},
 		{"past the end", s, 1},
 	} {
@@ -221,7 +221,7 @@ func FuzzCodexSessionTurn(f *testing.F) {
 		`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<hook_prompt>go</hook_prompt>"}]}}`)
 	sup := stopgate.New(stopgate.Config{})
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := transcript.ReadCodex(strings.NewReader(in), nil)
+		s, err := rollout.ReadCodex(strings.NewReader(in), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

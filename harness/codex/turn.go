@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/codex/rollout"
 	"github.com/stopgate/stopgate/harness/internal/turns"
 	"github.com/stopgate/stopgate/loopguard"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Name is the Turn.Harness of every Turn Turn builds.
@@ -42,7 +42,7 @@ const ProviderOpenAI = "openai"
 // still running at a stop is unresolved work, not a parked run. Subagents are nil (unknown):
 // a Codex sub-agent's work is in rollouts of its own. Nudges.Consecutive is 1 when
 // stop_hook_active is set; the per-check counts are the caller's to fill in.
-func Turn(p Payload, s *transcript.CodexSession, now time.Time) stopgate.Turn {
+func Turn(p Payload, s *rollout.CodexSession, now time.Time) stopgate.Turn {
 	sub := p.Event() == EventSubagentStop
 	t := stopgate.Turn{Harness: Name, Session: p.SessionID, Now: now}
 	if sub {
@@ -105,7 +105,7 @@ func Turn(p Payload, s *transcript.CodexSession, now time.Time) stopgate.Turn {
 
 // todosOf returns the session's plan as todos; nil when the session never called
 // update_plan, so an unknown plan is not read as an empty one.
-func todosOf(s *transcript.CodexSession) []stopgate.Todo {
+func todosOf(s *rollout.CodexSession) []stopgate.Todo {
 	if s.Plan == nil {
 		return nil
 	}

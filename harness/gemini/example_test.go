@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 	"github.com/stopgate/stopgate/hook"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // An AfterAgent response that trails off on a promise is denied; Gemini CLI sends the reason to
@@ -42,7 +42,7 @@ func ExampleTurn() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err := transcript.ReadGeminiFile("testdata/gemini/session-0.61.0.jsonl", nil)
+	s, err := chat.ReadGeminiFile("testdata/gemini/session-0.61.0.jsonl", nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 )
 
 var geminiPayloadSeeds = []string{
@@ -71,14 +71,14 @@ func FuzzGeminiDecision(f *testing.F) {
 	f.Add(`{"prompt":"Go."}`, `{"sessionId":"s","projectHash":"h"}`+"\n"+`{"id":"u","type":"user","content":"Go."}`+"\n"+`{"id":"e","type":"error","content":"boom"}`)
 	sup := stopgate.New(stopgate.Config{})
 	now := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
-	f.Fuzz(func(t *testing.T, in, chat string) {
+	f.Fuzz(func(t *testing.T, in, file string) {
 		p, err := DecodePayload(strings.NewReader(in))
 		if err != nil {
 			return
 		}
-		var s *transcript.GeminiSession
-		if chat != "" {
-			if s, err = transcript.ReadGemini(strings.NewReader(chat), nil); err != nil {
+		var s *chat.GeminiSession
+		if file != "" {
+			if s, err = chat.ReadGemini(strings.NewReader(file), nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -2,8 +2,7 @@
 // answer), installing it in a settings file, and reading chat sessions (JSONL and legacy
 // JSON) for audit. Harness describes it to cmd/stopgate.
 //
-// The sessions themselves are read by package transcript (transcript.ReadGeminiFile), the
-// session model every harness's reader fills.
+// The sessions themselves are read by the subpackage chat (chat.ReadGeminiFile).
 package gemini
 
 import (

@@ -17,8 +17,8 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 	"github.com/stopgate/stopgate/stall"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // The recorded fixtures of Gemini CLI 0.61.0 (see testdata/gemini/README.md).
@@ -109,9 +109,9 @@ func (c *geminiChat) model(sec float64, text string, calls ...geminiToolUse) {
 
 func (c *geminiChat) String() string { return strings.Join(c.lines, "\n") + "\n" }
 
-func (c *geminiChat) read() *transcript.GeminiSession {
+func (c *geminiChat) read() *chat.GeminiSession {
 	c.t.Helper()
-	s, err := transcript.ReadGemini(strings.NewReader(c.String()), nil)
+	s, err := chat.ReadGemini(strings.NewReader(c.String()), nil)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -464,7 +464,7 @@ func TestGeminiCLITurnGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := transcript.ReadGeminiFile(geminiSessionFile, nil)
+	s, err := chat.ReadGeminiFile(geminiSessionFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +478,7 @@ func TestGeminiCLITurnGolden(t *testing.T) {
 		}
 		lines = append(lines, l)
 	}
-	first, err := transcript.ReadGemini(strings.NewReader(strings.Join(lines, "\n")), nil)
+	first, err := chat.ReadGemini(strings.NewReader(strings.Join(lines, "\n")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

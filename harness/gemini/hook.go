@@ -8,13 +8,13 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 	"github.com/stopgate/stopgate/harness/internal/hookio"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Hook is the Gemini CLI AfterAgent hook, for the driver in package hook (hook.Run): it
 // reads the payload from stdin (DecodePayload), reads the session file it names
-// (transcript.ReadGeminiFile), builds the Turn (Turn), and encodes the answer.
+// (chat.ReadGeminiFile), builds the Turn (Turn), and encodes the answer.
 //
 // To let the agent stop, the driver writes nothing: Gemini CLI reads empty stdout as
 // "allow". To keep it going, Answer writes {"decision":"deny","reason":MESSAGE} (MESSAGE cut
@@ -52,9 +52,9 @@ func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.St
 	if st.Skip {
 		return st, nil
 	}
-	var s *transcript.GeminiSession
+	var s *chat.GeminiSession
 	if p.TranscriptPath != "" {
-		s, err = transcript.ReadGeminiFile(hookio.ExpandPath(p.TranscriptPath, p.CWD), nil)
+		s, err = chat.ReadGeminiFile(hookio.ExpandPath(p.TranscriptPath, p.CWD), nil)
 		if err != nil {
 			s = nil
 			st.Notes = append(st.Notes, fmt.Sprintf("session file unreadable (%s); deciding on the payload alone", hookio.OneLine(err.Error())))

@@ -10,9 +10,9 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/harness"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 	"github.com/stopgate/stopgate/harness/internal/readers"
 	"github.com/stopgate/stopgate/termination"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Format is the Format of Gemini CLI chat sessions.
@@ -88,7 +88,7 @@ func (Reader) Detect(path string, head []byte) bool {
 
 // Read implements harness.SessionReader.
 func (Reader) Read(path string) ([]*harness.Session, error) {
-	gs, err := transcript.ReadGeminiFile(path, nil)
+	gs, err := chat.ReadGeminiFile(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gemini-cli: %w", err)
 	}
@@ -109,7 +109,7 @@ func (Reader) Read(path string) ([]*harness.Session, error) {
 		ending, interrupted := geminiEnding(run, &t)
 		tr := harness.Turn{Turn: t, Ending: ending, Interrupted: interrupted}
 		if run[0].Prompt() {
-			tr.Trigger = string(transcript.KindPrompt)
+			tr.Trigger = string(chat.KindPrompt)
 		}
 		s.Turns[i] = tr
 		if s.Time.IsZero() || t.Now.After(s.Time) {
@@ -124,7 +124,7 @@ func (Reader) Read(path string) ([]*harness.Session, error) {
 
 // geminiNotice is what one of Gemini CLI's records says of how a turn ended.
 type geminiNotice struct {
-	typ      string // the record's type: transcript.GeminiInfo or transcript.GeminiError
+	typ      string // the record's type: chat.GeminiInfo or chat.GeminiError
 	fragment string // a fragment of its text
 	category termination.Category
 	detail   string // Gemini CLI's name for it; for a finish-reason notice, the finish reason
@@ -133,53 +133,53 @@ type geminiNotice struct {
 // geminiNotices are the records of Gemini CLI 0.61.0 that say how a turn ended, other than its
 // API errors. The finish-reason notices are classified by their finish reason.
 var geminiNotices = []geminiNotice{
-	{transcript.GeminiInfo, "User cancelled the request.", termination.Cancelled, "user_cancelled"},
-	{transcript.GeminiInfo, "Response truncated due to token limits.", "", "MAX_TOKENS"},
-	{transcript.GeminiInfo, "Response stopped due to safety reasons.", "", "SAFETY"},
-	{transcript.GeminiInfo, "Response stopped due to recitation policy.", "", "RECITATION"},
-	{transcript.GeminiInfo, "Response stopped due to unsupported language.", "", "LANGUAGE"},
-	{transcript.GeminiInfo, "Response stopped due to forbidden terms.", "", "BLOCKLIST"},
-	{transcript.GeminiInfo, "Response stopped due to prohibited content.", "", "PROHIBITED_CONTENT"},
-	{transcript.GeminiInfo, "Response stopped due to sensitive personally identifiable information.", "", "SPII"},
-	{transcript.GeminiInfo, "Response stopped for other reasons.", "", "OTHER"},
-	{transcript.GeminiInfo, "Response stopped due to malformed function call.", "", "MALFORMED_FUNCTION_CALL"},
-	{transcript.GeminiInfo, "Response stopped due to image safety violations.", "", "IMAGE_SAFETY"},
-	{transcript.GeminiInfo, "Response stopped due to unexpected tool call.", "", "UNEXPECTED_TOOL_CALL"},
-	{transcript.GeminiInfo, "Response stopped due to prohibited image content.", "", "IMAGE_PROHIBITED_CONTENT"},
-	{transcript.GeminiInfo, "Response stopped because no image was generated.", "", "NO_IMAGE"},
-	{transcript.GeminiInfo, "The session has reached the maximum number of turns", termination.RecursionLimit, "max_session_turns"},
-	{transcript.GeminiInfo, "A potential loop was detected.", termination.ToolLoopGuard, "loop_detected"},
-	{transcript.GeminiInfo, "might exceed the context window limit", termination.ContextOverflow, "context_window_will_overflow"},
-	{transcript.GeminiError, "The model returned an empty response with no text or thoughts.", termination.EmptyResponse, "NO_RESPONSE_TEXT"},
-	{transcript.GeminiError, "The model returned reasoning thoughts but no final response text.", termination.EmptyResponse, "THINKING_ONLY_RESPONSE"},
-	{transcript.GeminiError, "Model response was truncated because it exceeded the token limit.", termination.OutputTruncated, "MAX_TOKENS_EXCEEDED"},
-	{transcript.GeminiError, "The model response was blocked due to safety settings.", termination.ContentRefusal, "SAFETY_BLOCKED"},
-	{transcript.GeminiError, "The model response was blocked due to recitation/copyright filters.", termination.ContentRefusal, "RECITATION_BLOCKED"},
-	{transcript.GeminiError, "The model response was blocked due to other policy settings.", termination.ContentRefusal, "OTHER_BLOCKED"},
+	{chat.GeminiInfo, "User cancelled the request.", termination.Cancelled, "user_cancelled"},
+	{chat.GeminiInfo, "Response truncated due to token limits.", "", "MAX_TOKENS"},
+	{chat.GeminiInfo, "Response stopped due to safety reasons.", "", "SAFETY"},
+	{chat.GeminiInfo, "Response stopped due to recitation policy.", "", "RECITATION"},
+	{chat.GeminiInfo, "Response stopped due to unsupported language.", "", "LANGUAGE"},
+	{chat.GeminiInfo, "Response stopped due to forbidden terms.", "", "BLOCKLIST"},
+	{chat.GeminiInfo, "Response stopped due to prohibited content.", "", "PROHIBITED_CONTENT"},
+	{chat.GeminiInfo, "Response stopped due to sensitive personally identifiable information.", "", "SPII"},
+	{chat.GeminiInfo, "Response stopped for other reasons.", "", "OTHER"},
+	{chat.GeminiInfo, "Response stopped due to malformed function call.", "", "MALFORMED_FUNCTION_CALL"},
+	{chat.GeminiInfo, "Response stopped due to image safety violations.", "", "IMAGE_SAFETY"},
+	{chat.GeminiInfo, "Response stopped due to unexpected tool call.", "", "UNEXPECTED_TOOL_CALL"},
+	{chat.GeminiInfo, "Response stopped due to prohibited image content.", "", "IMAGE_PROHIBITED_CONTENT"},
+	{chat.GeminiInfo, "Response stopped because no image was generated.", "", "NO_IMAGE"},
+	{chat.GeminiInfo, "The session has reached the maximum number of turns", termination.RecursionLimit, "max_session_turns"},
+	{chat.GeminiInfo, "A potential loop was detected.", termination.ToolLoopGuard, "loop_detected"},
+	{chat.GeminiInfo, "might exceed the context window limit", termination.ContextOverflow, "context_window_will_overflow"},
+	{chat.GeminiError, "The model returned an empty response with no text or thoughts.", termination.EmptyResponse, "NO_RESPONSE_TEXT"},
+	{chat.GeminiError, "The model returned reasoning thoughts but no final response text.", termination.EmptyResponse, "THINKING_ONLY_RESPONSE"},
+	{chat.GeminiError, "Model response was truncated because it exceeded the token limit.", termination.OutputTruncated, "MAX_TOKENS_EXCEEDED"},
+	{chat.GeminiError, "The model response was blocked due to safety settings.", termination.ContentRefusal, "SAFETY_BLOCKED"},
+	{chat.GeminiError, "The model response was blocked due to recitation/copyright filters.", termination.ContentRefusal, "RECITATION_BLOCKED"},
+	{chat.GeminiError, "The model response was blocked due to other policy settings.", termination.ContentRefusal, "OTHER_BLOCKED"},
 }
 
 // geminiEnding says how the turn made of the messages run ended, from the records after its
 // last model message, as GeminiCLI documents, and brings t into line with it: a finish reason
 // goes on its final message (for the supervisor's stop-metadata check), the other endings the
 // table names become its Err (for the error check).
-func geminiEnding(run []*transcript.GeminiMessage, t *stopgate.Turn) (r termination.Reason, interrupted bool) {
+func geminiEnding(run []*chat.GeminiMessage, t *stopgate.Turn) (r termination.Reason, interrupted bool) {
 	site := termination.SiteHookGeminiCLI
 	after := 0
 	for k, m := range run {
-		if m.Type == transcript.GeminiModel {
+		if m.Type == chat.GeminiModel {
 			after = k + 1
 		}
 	}
 	var said *geminiNotice
 	var errText string
 	for _, m := range run[after:] {
-		if m.Type != transcript.GeminiInfo && m.Type != transcript.GeminiError {
+		if m.Type != chat.GeminiInfo && m.Type != chat.GeminiError {
 			continue
 		}
 		text := strings.TrimSpace(m.Text)
 		if n := findNotice(m.Type, text); n != nil {
 			said, errText = n, text
-		} else if m.Type == transcript.GeminiError && text != "" {
+		} else if m.Type == chat.GeminiError && text != "" {
 			said, errText = nil, text // an API error: the Turn carries it (SessionTurn)
 		}
 	}
@@ -199,7 +199,7 @@ func geminiEnding(run []*transcript.GeminiMessage, t *stopgate.Turn) (r terminat
 		return r, false
 	default:
 		source := termination.SourceControl
-		if said.typ == transcript.GeminiError {
+		if said.typ == chat.GeminiError {
 			source = termination.SourceException
 		}
 		r = termination.New(site, source, termination.Classification{Category: said.category, Provider: ProviderGoogle, Detail: said.detail})

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 	"github.com/stopgate/stopgate/harness/internal/turns"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // geminiHarnessPrompts begin the user messages Gemini CLI writes itself, which start no turn:
@@ -27,12 +27,12 @@ var geminiHarnessPrompts = []string{
 // Gemini CLI records a hook's continuation prompt as an ordinary user message, which cannot be
 // told from one the user typed: it starts a turn too, and the stop before it ends the turn
 // before.
-func Turns(s *transcript.GeminiSession) [][]*transcript.GeminiMessage {
+func Turns(s *chat.GeminiSession) [][]*chat.GeminiMessage {
 	if s == nil {
 		return nil
 	}
 	spans := geminiTurnSpans(s.Messages)
-	out := make([][]*transcript.GeminiMessage, len(spans))
+	out := make([][]*chat.GeminiMessage, len(spans))
 	for k, sp := range spans {
 		out[k] = s.Messages[sp[0]:sp[1]]
 	}
@@ -44,7 +44,7 @@ func Turns(s *transcript.GeminiSession) [][]*transcript.GeminiMessage {
 
 // geminiTurnSpans returns the turns of msgs as [start, end) index pairs, as Turns splits
 // them.
-func geminiTurnSpans(msgs []*transcript.GeminiMessage) [][2]int {
+func geminiTurnSpans(msgs []*chat.GeminiMessage) [][2]int {
 	var spans [][2]int
 	start := -1 // the current turn's first message; -1 before the first prompt
 	for k, m := range msgs {
@@ -68,7 +68,7 @@ func geminiTurnSpans(msgs []*transcript.GeminiMessage) [][2]int {
 }
 
 // geminiTurnStart reports whether m starts a turn: a prompt Gemini CLI did not write itself.
-func geminiTurnStart(m *transcript.GeminiMessage) bool {
+func geminiTurnStart(m *chat.GeminiMessage) bool {
 	if !m.Prompt() {
 		return false
 	}
@@ -82,9 +82,9 @@ func geminiTurnStart(m *transcript.GeminiMessage) bool {
 }
 
 // geminiModelSpoke reports whether msgs hold a model message.
-func geminiModelSpoke(msgs []*transcript.GeminiMessage) bool {
+func geminiModelSpoke(msgs []*chat.GeminiMessage) bool {
 	for _, m := range msgs {
-		if m.Type == transcript.GeminiModel {
+		if m.Type == chat.GeminiModel {
 			return true
 		}
 	}
@@ -113,7 +113,7 @@ func geminiModelSpoke(msgs []*transcript.GeminiMessage) bool {
 //
 // Session is the metadata's sessionId; Now is the turn's end: the latest time its messages and
 // their tool calls carry.
-func SessionTurn(s *transcript.GeminiSession, i int) stopgate.Turn {
+func SessionTurn(s *chat.GeminiSession, i int) stopgate.Turn {
 	if s == nil {
 		return stopgate.Turn{}
 	}
@@ -144,7 +144,7 @@ func SessionTurn(s *transcript.GeminiSession, i int) stopgate.Turn {
 }
 
 // geminiTurnEnd returns the latest time the messages of run and their tool calls carry.
-func geminiTurnEnd(run []*transcript.GeminiMessage) time.Time {
+func geminiTurnEnd(run []*chat.GeminiMessage) time.Time {
 	var end time.Time
 	for _, m := range run {
 		if m.Time.After(end) {

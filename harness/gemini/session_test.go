@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/stopgate/stopgate"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 )
 
 // geminiBackground is a run_shell_command call that Gemini CLI moved to the background as pid.
@@ -100,7 +100,7 @@ func TestGeminiSessionTurn(t *testing.T) {
 				tt.build(c)
 				text = c.String()
 			}
-			s, err := transcript.ReadGemini(strings.NewReader(text), nil)
+			s, err := chat.ReadGemini(strings.NewReader(text), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,9 +134,9 @@ func TestGeminiSessionTurn(t *testing.T) {
 // checkGeminiAsOfStop compares got, turn i of s (the messages run), with what Turn
 // builds from prefix (the session file as it stood at the turn's stop) and the payload Gemini
 // CLI sends then. The todo list of an earlier turn is unknown to SessionTurn.
-func checkGeminiAsOfStop(t *testing.T, s *transcript.GeminiSession, i int, run []*transcript.GeminiMessage, prefix string, got stopgate.Turn) {
+func checkGeminiAsOfStop(t *testing.T, s *chat.GeminiSession, i int, run []*chat.GeminiMessage, prefix string, got stopgate.Turn) {
 	t.Helper()
-	then, err := transcript.ReadGemini(strings.NewReader(prefix), nil)
+	then, err := chat.ReadGemini(strings.NewReader(prefix), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func FuzzGeminiSessionTurn(f *testing.F) {
 	f.Add(`{"id":"a","type":"user","content":"go"}` + "\n" + `{"$rewindTo":"a"}` + "\n" + `{"id":"b","type":"gemini","content":"x","toolCalls":[{"name":"write_todos","args":{"todos":[{"description":"d","status":"pending"}]}}]}`)
 	sup := stopgate.New(stopgate.Config{})
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := transcript.ReadGemini(strings.NewReader(in), nil)
+		s, err := chat.ReadGemini(strings.NewReader(in), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

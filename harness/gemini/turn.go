@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate"
+	"github.com/stopgate/stopgate/harness/gemini/chat"
 	"github.com/stopgate/stopgate/harness/internal/turns"
 	"github.com/stopgate/stopgate/loopguard"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // Name is the Turn.Harness of every Turn Turn builds.
@@ -48,9 +48,9 @@ const ProviderGoogle = "google"
 //
 // Nudges.Consecutive is 1 when stop_hook_active is set; the rest is the caller's to fill in
 // (GeminiCLI keeps it in a state file).
-func Turn(p Payload, s *transcript.GeminiSession, now time.Time) stopgate.Turn {
+func Turn(p Payload, s *chat.GeminiSession, now time.Time) stopgate.Turn {
 	t := stopgate.Turn{Harness: Name, Session: p.SessionID, Now: now}
-	var run []*transcript.GeminiMessage
+	var run []*chat.GeminiMessage
 	if s != nil {
 		if t.Session == "" {
 			t.Session = s.ID
@@ -64,15 +64,15 @@ func Turn(p Payload, s *transcript.GeminiSession, now time.Time) stopgate.Turn {
 		run = s.Messages[max(start, 0):]
 	}
 
-	var final *transcript.GeminiMessage // the run's last model message
+	var final *chat.GeminiMessage // the run's last model message
 	finalAt := -1
 	for i, m := range run {
-		if m.Type == transcript.GeminiModel {
+		if m.Type == chat.GeminiModel {
 			final, finalAt = m, i
 		}
 	}
 	for _, m := range run[finalAt+1:] {
-		if m.Type == transcript.GeminiError && strings.TrimSpace(m.Text) != "" {
+		if m.Type == chat.GeminiError && strings.TrimSpace(m.Text) != "" {
 			t.Error = &stopgate.ErrorInfo{Provider: ProviderGoogle, Message: m.Text}
 		}
 	}
@@ -111,7 +111,7 @@ func Turn(p Payload, s *transcript.GeminiSession, now time.Time) stopgate.Turn {
 
 // geminiRunStart returns the index of the last user prompt whose text is prompt (or begins
 // with it); -1 when prompt is absent or no message matches.
-func geminiRunStart(msgs []*transcript.GeminiMessage, prompt *string) int {
+func geminiRunStart(msgs []*chat.GeminiMessage, prompt *string) int {
 	if prompt == nil {
 		return -1
 	}
@@ -129,7 +129,7 @@ func geminiRunStart(msgs []*transcript.GeminiMessage, prompt *string) int {
 }
 
 // geminiLastPrompt returns the index of the session's last user prompt; -1 when it has none.
-func geminiLastPrompt(msgs []*transcript.GeminiMessage) int {
+func geminiLastPrompt(msgs []*chat.GeminiMessage) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Prompt() {
 			return i
@@ -140,9 +140,9 @@ func geminiLastPrompt(msgs []*transcript.GeminiMessage) int {
 
 // geminiAnswered reports whether msgs hold a user message the model answers: a prompt or
 // tool results.
-func geminiAnswered(msgs []*transcript.GeminiMessage) bool {
+func geminiAnswered(msgs []*chat.GeminiMessage) bool {
 	for _, m := range msgs {
-		if m.Type == transcript.GeminiUser && (m.Prompt() || m.ToolResponses > 0) {
+		if m.Type == chat.GeminiUser && (m.Prompt() || m.ToolResponses > 0) {
 			return true
 		}
 	}
@@ -150,9 +150,9 @@ func geminiAnswered(msgs []*transcript.GeminiMessage) bool {
 }
 
 // geminiLastText returns the text of the last model message of run that has any.
-func geminiLastText(run []*transcript.GeminiMessage) string {
+func geminiLastText(run []*chat.GeminiMessage) string {
 	for i := len(run) - 1; i >= 0; i-- {
-		if m := run[i]; m.Type == transcript.GeminiModel && strings.TrimSpace(m.Text) != "" {
+		if m := run[i]; m.Type == chat.GeminiModel && strings.TrimSpace(m.Text) != "" {
 			return m.Text
 		}
 	}
@@ -161,10 +161,10 @@ func geminiLastText(run []*transcript.GeminiMessage) string {
 
 // geminiSteps returns the loop-guard steps of run, as steps does for Claude Code: one per
 // tool call (the message's text goes with its first call) and one per reply without a call.
-func geminiSteps(run []*transcript.GeminiMessage) []loopguard.Step {
+func geminiSteps(run []*chat.GeminiMessage) []loopguard.Step {
 	var out []loopguard.Step
 	for _, m := range run {
-		if m.Type != transcript.GeminiModel {
+		if m.Type != chat.GeminiModel {
 			continue
 		}
 		if len(m.ToolCalls) == 0 {
@@ -193,14 +193,14 @@ func geminiSteps(run []*transcript.GeminiMessage) []loopguard.Step {
 // geminiTurnTodos converts a write_todos list; nil stays nil (never written). Only the
 // statuses both sides read alike are carried: pending and in_progress (open), completed and
 // cancelled (closed).
-func geminiTurnTodos(todos []transcript.Todo) []stopgate.Todo {
+func geminiTurnTodos(todos []chat.Todo) []stopgate.Todo {
 	if todos == nil {
 		return nil
 	}
 	out := make([]stopgate.Todo, 0, len(todos))
 	for _, td := range todos {
 		switch td.Status {
-		case transcript.TodoPending, transcript.TodoInProgress, transcript.TodoCompleted, "cancelled":
+		case chat.TodoPending, chat.TodoInProgress, chat.TodoCompleted, "cancelled":
 			out = append(out, stopgate.Todo{Content: td.Content, Status: string(td.Status)})
 		}
 	}

@@ -1,6 +1,6 @@
 // Package readers holds what the harness packages' session readers for audit share: finding
 // the first line of a file's head (FirstLine), a file's modification time (ModTime), and the
-// stop-hook nudges recorded in a transcript.Session and what the agent did after each
+// stop-hook nudges recorded in a session.Session and what the agent did after each
 // (HookNudges), which Claude Code transcripts and Codex rollouts both record.
 package readers
 
@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/stopgate/stopgate/harness"
-	"github.com/stopgate/stopgate/transcript"
+	"github.com/stopgate/stopgate/harness/internal/session"
 )
 
 // HookNudges reads the nudges a stop hook gave in s (a Claude Code transcript, or a Codex
 // rollout's Session), and what the agent did after each: the assistant messages after the
 // nudge and before the next one in the same turn (or the turn's end) are its continuation.
 // Records with no assistant message between them belong to one stop and make one nudge.
-func HookNudges(s *transcript.Session) []harness.Nudge {
+func HookNudges(s *session.Session) []harness.Nudge {
 	var out []harness.Nudge
 	lastLine, lastTurn := -1, -1
 	for k, h := range s.StopHooks {
@@ -44,7 +44,7 @@ func HookNudges(s *transcript.Session) []harness.Nudge {
 		n := harness.Nudge{Turn: h.Turn, Time: h.Time, Text: NudgeText(h.Text)}
 		replies := 0
 		for _, m := range tr.Messages {
-			if m.Kind != transcript.KindAssistant || m.APIError || m.Line <= h.Line || m.Line >= next {
+			if m.Kind != session.KindAssistant || m.APIError || m.Line <= h.Line || m.Line >= next {
 				continue
 			}
 			replies++
@@ -67,10 +67,10 @@ func HookNudges(s *transcript.Session) []harness.Nudge {
 }
 
 // countReplies counts the agent's messages in tr between two lines.
-func countReplies(tr *transcript.Turn, after, before int) int {
+func countReplies(tr *session.Turn, after, before int) int {
 	n := 0
 	for _, m := range tr.Messages {
-		if m.Kind == transcript.KindAssistant && !m.APIError && m.Line > after && m.Line < before {
+		if m.Kind == session.KindAssistant && !m.APIError && m.Line > after && m.Line < before {
 			n++
 		}
 	}
@@ -84,7 +84,7 @@ var hookLabel = regexp.MustCompile(`^(?:Stop hook feedback:)?\s*(?:-\s*)?(?:\[[^
 // NudgeText is the start of a nudge's message, without Claude Code's labels.
 func NudgeText(s string) string {
 	s = hookLabel.ReplaceAllString(strings.TrimSpace(s), "")
-	return transcript.Excerpt(s, transcript.ExcerptRunes, false)
+	return harness.Excerpt(s, harness.ExcerptRunes, false)
 }
 
 // FirstLine returns the first line of a file's head, blank lines and leading spaces skipped,

@@ -1,5 +1,5 @@
 // Package turns builds the parts of a stopgate.Turn every harness reads the same way from the
-// shared session model (package transcript): the snapshot of one turn's stop, the run it
+// shared session model (package harness/internal/session): the snapshot of one turn's stop, the run it
 // belongs to, its loop-guard steps, the todo list, background shells and sub-agents.
 package turns
 
@@ -9,19 +9,19 @@ import (
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
+	"github.com/stopgate/stopgate/harness/internal/session"
 	"github.com/stopgate/stopgate/loopguard"
-	"github.com/stopgate/stopgate/transcript"
 )
 
 // MaxSteps bounds the loop-guard steps a Turn carries: the run's last MaxSteps tool calls and
 // replies. The loop guard reads only as many trailing steps as its thresholds need, far
 // fewer than this with any sensible configuration.
-const MaxSteps = transcript.KeepSteps
+const MaxSteps = session.KeepSteps
 
 // Snapshot is what a transcript says about one turn's stop.
 type Snapshot struct {
 	RunStart  time.Time
-	Last      *transcript.Message // the turn's last assistant message, API errors aside
+	Last      *session.Message    // the turn's last assistant message, API errors aside
 	FinalText string              // the turn's last assistant text
 	APIError  *stopgate.ErrorInfo // the turn ended on an API error message
 	Steps     []loopguard.Step
@@ -52,7 +52,7 @@ func (sn *Snapshot) Message() *stopgate.Message {
 // Of reads turn i of s. A zero asOf takes the whole transcript as known at the stop;
 // otherwise events after asOf are ignored. provider is the Provider of the final message and
 // of an API error.
-func Of(s *transcript.Session, i int, asOf time.Time, provider string) Snapshot {
+func Of(s *session.Session, i int, asOf time.Time, provider string) Snapshot {
 	sn := Snapshot{provider: provider}
 	if i >= 0 && i < len(s.Turns) {
 		tr := s.Turns[i]
@@ -60,7 +60,7 @@ func Of(s *transcript.Session, i int, asOf time.Time, provider string) Snapshot 
 		sn.RunStart = s.Turns[run].Start
 		sn.FinalText = tr.FinalText
 		for _, m := range tr.Messages {
-			if m.Kind != transcript.KindAssistant || m.Synthetic {
+			if m.Kind != session.KindAssistant || m.Synthetic {
 				continue
 			}
 			if m.APIError {
@@ -81,9 +81,9 @@ func Of(s *transcript.Session, i int, asOf time.Time, provider string) Snapshot 
 
 // RunStart returns the index of the turn that started the run turn i belongs to: the last
 // turn at or before i that a task notification did not start.
-func RunStart(turns []*transcript.Turn, i int) int {
+func RunStart(turns []*session.Turn, i int) int {
 	for j := i; j > 0; j-- {
-		if turns[j].Trigger != transcript.KindNotification {
+		if turns[j].Trigger != session.KindNotification {
 			return j
 		}
 	}
@@ -94,11 +94,11 @@ func RunStart(turns []*transcript.Turn, i int) int {
 // with its first call, so narration between calls does not break a streak of them) and one
 // per reply without a call. A message with neither text nor calls is left out: in a
 // transcript it is most often one whose blocks are not written yet, not an empty reply.
-func Steps(turns []*transcript.Turn) []loopguard.Step {
+func Steps(turns []*session.Turn) []loopguard.Step {
 	var out []loopguard.Step
 	for _, tr := range turns {
 		for _, m := range tr.Messages {
-			if m.Kind != transcript.KindAssistant || m.APIError || m.Synthetic {
+			if m.Kind != session.KindAssistant || m.APIError || m.Synthetic {
 				continue
 			}
 			if len(m.ToolCalls) == 0 {
@@ -140,7 +140,7 @@ func AppendStep(s []loopguard.Step, st loopguard.Step) []loopguard.Step {
 
 // Todos returns the session's todo list; nil when the session never used a todo tool, so an
 // unknown list is not read as an empty one.
-func Todos(s *transcript.Session) []stopgate.Todo {
+func Todos(s *session.Session) []stopgate.Todo {
 	used := len(s.Todos) > 0 || s.TodosUsed
 	if !used {
 		return nil
@@ -165,7 +165,7 @@ func At(t, asOf time.Time) bool {
 // output, as the transcript package also reads it. Reads are times, not byte offsets:
 // LastReadAt is the first read that saw the final output for an ended shell, and the latest
 // read for a running one.
-func Processes(shells []*transcript.Shell, asOf time.Time) []gate.Process {
+func Processes(shells []*session.Shell, asOf time.Time) []gate.Process {
 	out := make([]gate.Process, 0, len(shells))
 	for _, sh := range shells {
 		if !sh.Started.IsZero() && !asOf.IsZero() && sh.Started.After(asOf) {
@@ -173,7 +173,7 @@ func Processes(shells []*transcript.Shell, asOf time.Time) []gate.Process {
 		}
 		p := gate.Process{ID: sh.ID, Command: sh.Command, StartedAt: sh.Started}
 		ended := !sh.Running() && (asOf.IsZero() || At(sh.Finished, asOf))
-		killed := sh.Status == transcript.ShellKilled && ended
+		killed := sh.Status == session.ShellKilled && ended
 		switch {
 		case !ended:
 			p.Status = gate.StatusRunning
@@ -192,7 +192,7 @@ func Processes(shells []*transcript.Shell, asOf time.Time) []gate.Process {
 			if sh.ExitCode != nil {
 				c := *sh.ExitCode
 				p.ExitCode = &c
-			} else if sh.Status == transcript.ShellCompleted {
+			} else if sh.Status == session.ShellCompleted {
 				p.ExitCode = new(int)
 			}
 			p.StoppedByAgent = killed && sh.KilledBy != ""
@@ -214,7 +214,7 @@ func Processes(shells []*transcript.Shell, asOf time.Time) []gate.Process {
 // transcript lags, or the call was interrupted), which never blocks. One that was killed (the
 // parent's TaskStop, or the user from the task list) is failed and counts as collected:
 // nobody is waiting for what it would have said.
-func Subagents(calls []*transcript.Subagent, asOf time.Time) []gate.Subagent {
+func Subagents(calls []*session.Subagent, asOf time.Time) []gate.Subagent {
 	out := make([]gate.Subagent, 0, len(calls))
 	for _, a := range calls {
 		if !a.Started.IsZero() && !asOf.IsZero() && a.Started.After(asOf) {
