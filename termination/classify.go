@@ -284,7 +284,7 @@ func providerEvidence(a *APIError) Classification {
 // bodyRefusal reports whether the body is a response whose own stop metadata says the
 // provider refused (a Gemini promptFeedback.blockReason in a 200).
 func bodyRefusal(body string) bool {
-	if firstByte([]byte(body)) != '{' {
+	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
 		return false
 	}
 	var v any

@@ -1,6 +1,7 @@
 package termination
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"strconv"
@@ -137,12 +138,9 @@ func readText(s string, depth int) ErrorBody {
 	if s == "" || depth > maxBodyDepth {
 		return ErrorBody{}
 	}
-	if s[0] == '{' || s[0] == '[' || s[0] == '"' {
-		if e, ok := readJSON([]byte(s), depth); ok {
-			if e.found() {
-				return e
-			}
-		}
+	if e, ok := readJSON(s, depth); ok {
+		// JSON is data: what its error fields say, or nothing. Its key names are never prose.
+		return e
 	}
 	if strings.IndexByte(s, '{') >= 0 {
 		if e := readEmbedded(s, depth); e.found() {
@@ -181,126 +179,180 @@ func plainMessage(s string) string {
 	return s[:cut] + "…"
 }
 
-// readJSON reads one JSON value, with one Unmarshal for the shape its first byte names: an
-// object, a string holding a body, or an array whose first readable element is the error
-// (Gemini's stream). ok is false when it is not JSON.
-func readJSON(v []byte, depth int) (ErrorBody, bool) {
-	switch firstByte(v) {
+// readJSON reads s when it is one JSON value: an object, a string holding a body, or an array
+// whose first readable element is the error (Gemini's stream). ok is false when it is not JSON.
+func readJSON(s string, depth int) (ErrorBody, bool) {
+	switch s[0] {
 	case '{':
 		var o errorObject
-		if err := json.Unmarshal(v, &o); err != nil {
+		if !o.decode([]byte(s)) {
 			return ErrorBody{}, false
 		}
 		return o.read(depth), true
 	case '"':
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
+		var t string
+		if json.Unmarshal([]byte(s), &t) != nil {
 			return ErrorBody{}, false
 		}
-		return readText(s, depth+1), true
+		return readText(t, depth+1), true
 	case '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(v, &items); err != nil {
+		var list []errorObject
+		if !decode([]byte(s), &list) {
 			return ErrorBody{}, false
 		}
-		for _, it := range items {
-			if e, _ := readJSON(it, depth+1); e.found() {
-				return e, true
-			}
-		}
-		return ErrorBody{}, true
+		return firstFound(list, depth+1), true
 	}
 	return ErrorBody{}, false
 }
 
-func firstByte(v []byte) byte {
-	for _, c := range v {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
+// decode decodes JSON into v with one Unmarshal. A member of a type v does not expect (a
+// number where a string was expected) is left empty, and the rest is decoded all the same, as
+// encoding/json does; false only when data is not JSON.
+func decode(data []byte, v any) bool {
+	err := json.Unmarshal(data, v)
+	_, typeErr := err.(*json.UnmarshalTypeError)
+	return err == nil || typeErr
+}
+
+// decode decodes one error object. An "error" that is not an object (Ollama's string) is left
+// out of the first pass and read as text by a second.
+func (o *errorObject) decode(data []byte) bool {
+	err := json.Unmarshal(data, o)
+	if _, typeErr := err.(*json.UnmarshalTypeError); err != nil && !typeErr {
+		return false
 	}
-	return 0
+	if err != nil {
+		var second struct {
+			Error    json.RawMessage `json:"error"`
+			ErrorCap json.RawMessage `json:"Error"`
+		}
+		_ = json.Unmarshal(data, &second)
+		raw := second.Error
+		if raw == nil {
+			raw = second.ErrorCap
+		}
+		if len(raw) > 0 && raw[0] == '"' {
+			_ = json.Unmarshal(raw, &o.errorText)
+			o.errorText = strings.TrimSpace(o.errorText)
+			o.Error, o.ErrorCap = nil, nil
+		}
+	}
+	return true
 }
 
-// errorObject is one error object, in the union of the providers' shapes: the fields a
-// provider may write as a string, a number or a list are `any` and read by textOf; "error"
-// is an object (OpenAI, Anthropic, Google and their kin) or a string (Ollama), read by its
-// first byte.
-type errorObject struct {
-	Message    any             `json:"message"`
-	MessageCap any             `json:"Message"` // AWS
-	Detail     any             `json:"detail"`  // FastAPI, some gateways
-	Type       any             `json:"type"`
-	Code       any             `json:"code"`
-	Status     any             `json:"status"`
-	StatusCode any             `json:"status_code"`
-	StatusCam  any             `json:"statusCode"`
-	AWSType    any             `json:"__type"`
-	ErrorCode  any             `json:"error_code"`
-	Object     any             `json:"object"`
-	Param      any             `json:"param"`
-	Reason     any             `json:"reason"` // Google's errors[].reason
-	Error      json.RawMessage `json:"error"`
-	ErrorCap   json.RawMessage `json:"Error"` // botocore's {"Error":{"Message","Code"}}
-	Data       json.RawMessage `json:"data"`  // an event whose data holds the error
-	Errors     []errorObject   `json:"errors"`
-	Details    json.RawMessage `json:"details"`
-	Inner      *struct {
-		Code any `json:"code"`
-	} `json:"innererror"`
-	Metadata *struct {
-		Raw          any `json:"raw"`
-		ProviderName any `json:"provider_name"`
-		ProviderCode any `json:"provider_error_code"`
-	} `json:"metadata"`
-	FailedGeneration json.RawMessage `json:"failed_generation"`
+// firstFound reads the first object of list that says anything, else the first object.
+func firstFound(list []errorObject, depth int) ErrorBody {
+	var first ErrorBody
+	for i := range list {
+		e := list[i].read(depth)
+		if e.found() {
+			return e
+		}
+		if i == 0 {
+			first = e
+		}
+	}
+	return first
 }
 
-// googleDetail is one element of a Google error's details: an ErrorInfo reason, a RetryInfo
-// delay or a QuotaFailure's violations.
-type googleDetail struct {
-	Reason     any `json:"reason"`
-	RetryDelay any `json:"retryDelay"`
-	ErrorCode  any `json:"error_code"` // Anthropic's details object
-	Violations []struct {
-		QuotaID     any `json:"quotaId"`
-		QuotaMetric any `json:"quotaMetric"`
-	} `json:"violations"`
-}
+// text is a JSON member read as text, whatever a provider wrote it as: a string as it is
+// (trimmed), a number or boolean as its literal, a list as its elements' texts joined by "; ",
+// an object as its msg, message or detail.
+type text string
 
-// textOf is a decoded JSON value read as text: a string as it is (trimmed), a number or
-// boolean as its literal, a list as its elements' texts joined by "; ", an object as its msg,
-// message or detail.
-func textOf(v any) string {
-	switch v := v.(type) {
-	case string:
-		return strings.TrimSpace(v)
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(v)
-	case []any:
+// UnmarshalJSON reads any JSON value as text, and never fails.
+func (t *text) UnmarshalJSON(b []byte) error {
+	switch b[0] {
+	case '"':
+		var s string
+		if bytes.IndexByte(b, '\\') < 0 {
+			s = string(b[1 : len(b)-1]) // already validated by the enclosing Unmarshal
+		} else {
+			_ = json.Unmarshal(b, &s)
+		}
+		*t = text(strings.TrimSpace(s))
+	case '[':
+		var list []text
+		_ = json.Unmarshal(b, &list)
 		var parts []string
-		for _, it := range v {
-			if t := textOf(it); t != "" {
-				parts = append(parts, t)
+		for _, it := range list {
+			if it != "" {
+				parts = append(parts, string(it))
 			}
 		}
-		return strings.Join(parts, "; ")
-	case map[string]any:
-		return cmp.Or(textOf(v["msg"]), textOf(v["message"]), textOf(v["detail"]))
+		*t = text(strings.Join(parts, "; "))
+	case '{':
+		var o struct{ Msg, Message, Detail text }
+		_ = json.Unmarshal(b, &o)
+		*t = cmp.Or(o.Msg, o.Message, o.Detail)
+	case 'n':
+		*t = ""
+	default:
+		*t = text(b)
 	}
-	return ""
+	return nil
+}
+
+// errorObject is one error object, in the union of the providers' shapes. A member a provider
+// writes as a string, a number or a list is a [text]; "error" is an object (OpenAI, Anthropic,
+// Google and their kin), and when it is a string (Ollama) [readJSON] reads it in a second pass.
+type errorObject struct {
+	Message    text         `json:"message"`
+	MessageCap text         `json:"Message"` // AWS
+	Detail     text         `json:"detail"`  // FastAPI (a list of objects), some gateways
+	Type       string       `json:"type"`
+	Code       text         `json:"code"`
+	Status     text         `json:"status"`
+	StatusCode text         `json:"status_code"`
+	StatusCam  text         `json:"statusCode"`
+	AWSType    string       `json:"__type"`
+	ErrorCode  text         `json:"error_code"`
+	Object     string       `json:"object"`
+	Param      text         `json:"param"`
+	Reason     string       `json:"reason"` // Google's errors[].reason
+	Error      *errorObject `json:"error"`
+	ErrorCap   *errorObject `json:"Error"` // botocore's {"Error":{"Message","Code"}}
+	// errorType and errorMessage: an AWS Lambda or AWS SDK for JavaScript error rendered as JSON.
+	ErrorType    string `json:"errorType"`
+	ErrorMessage string `json:"errorMessage"`
+	// BaseResp is MiniMax's status, on a 200 response as well.
+	BaseResp *struct {
+		StatusCode text   `json:"status_code"`
+		StatusMsg  string `json:"status_msg"`
+	} `json:"base_resp"`
+	Data    *errorObject  `json:"data"` // an event whose data holds the error
+	Errors  []errorObject `json:"errors"`
+	Details []struct {
+		Reason     string `json:"reason"`
+		RetryDelay string `json:"retryDelay"`
+		Violations []struct {
+			QuotaID     string `json:"quotaId"`
+			QuotaMetric string `json:"quotaMetric"`
+		} `json:"violations"`
+	} `json:"details"` // Google's ErrorInfo, RetryInfo and QuotaFailure
+	Inner *struct {
+		Code text `json:"code"`
+	} `json:"innererror"`
+	Metadata *struct {
+		Raw          text   `json:"raw"`
+		ProviderName string `json:"provider_name"`
+		ProviderCode text   `json:"provider_error_code"`
+	} `json:"metadata"`
+	FailedGeneration json.RawMessage `json:"failed_generation"`
+
+	errorText string // "error" or "Error" when it is a string
 }
 
 // read reads the object and whatever it wraps.
 func (o *errorObject) read(depth int) ErrorBody {
 	var own ErrorBody
 	own.object = true
-	own.Message = cmp.Or(textOf(o.Message), textOf(o.MessageCap), textOf(o.Detail))
-	typ, awsType, code := textOf(o.Type), textOf(o.AWSType), textOf(o.Code)
+	own.Message = cmp.Or(string(o.Message), string(o.MessageCap), string(o.Detail), o.ErrorMessage)
+	typ, awsType, code := o.Type, cmp.Or(o.AWSType, o.ErrorType), string(o.Code)
+	if b := o.BaseResp; b != nil && b.StatusCode != "" && b.StatusCode != "0" {
+		own.Message = cmp.Or(own.Message, b.StatusMsg)
+		code = cmp.Or(code, string(b.StatusCode))
+	}
 	if typ == "error" {
 		typ = "" // Anthropic's constant envelope type
 	}
@@ -310,11 +362,11 @@ func (o *errorObject) read(depth int) ErrorBody {
 		own.Status = n
 		own.Code = ""
 	}
-	status := textOf(o.Status)
-	if n := firstNonZero(statusNumber(status), statusNumber(textOf(o.StatusCode)), statusNumber(textOf(o.StatusCam))); n != 0 && own.Status == 0 {
-		own.Status = n
+	status := string(o.Status)
+	if own.Status == 0 {
+		own.Status = cmp.Or(statusNumber(status), statusNumber(string(o.StatusCode)), statusNumber(string(o.StatusCam)))
 	}
-	own.codes = appendNew(nil, typ, awsType, code, textOf(o.ErrorCode))
+	own.codes = appendNew(nil, typ, awsType, code, string(o.ErrorCode))
 	if statusNumber(status) == 0 {
 		if own.Type == "" {
 			own.Type = status // Google's status, RESOURCE_EXHAUSTED
@@ -323,49 +375,42 @@ func (o *errorObject) read(depth int) ErrorBody {
 	}
 	if fg := o.FailedGeneration; len(fg) > 0 && string(fg) != "null" {
 		own.HasGeneration = true
-		var s string
-		if json.Unmarshal(fg, &s) == nil {
-			own.Generation = s
-		} else {
+		if json.Unmarshal(fg, &own.Generation) != nil {
 			own.Generation = string(fg)
 		}
 	}
 	if o.Inner != nil {
-		own.codes = appendNew(own.codes, textOf(o.Inner.Code))
+		own.codes = appendNew(own.codes, string(o.Inner.Code))
 	}
-	o.readDetails(&own)
-	for i := range o.Errors {
-		m := textOf(o.Errors[i].Message)
-		own.texts = appendNew(own.texts, m)
-		own.codes = appendNew(own.codes, textOf(o.Errors[i].Code), textOf(o.Errors[i].Type), textOf(o.Errors[i].Reason))
-		if own.Message == "" {
-			own.Message = m
+	for _, d := range o.Details {
+		own.codes = appendNew(own.codes, d.Reason)
+		own.Code = cmp.Or(own.Code, d.Reason)
+		if dl, ok := parseDelay(d.RetryDelay); ok && own.RetryAfter == 0 {
+			own.RetryAfter = dl
 		}
+		for _, v := range d.Violations {
+			own.quotas = appendNew(own.quotas, v.QuotaID, v.QuotaMetric)
+		}
+	}
+	for i := range o.Errors {
+		e := &o.Errors[i]
+		own.texts = appendNew(own.texts, string(e.Message))
+		own.codes = appendNew(own.codes, string(e.Code), e.Type, e.Reason)
+		own.Message = cmp.Or(own.Message, string(e.Message))
 	}
 	own.texts = appendNew(appendNew(nil, own.Message), own.texts...)
 
 	var inner ErrorBody
-	if len(o.Error) == 0 {
-		o.Error = o.ErrorCap
-	}
-	if len(o.Error) == 0 && firstByte(o.Data) == '{' && own.Message == "" {
-		o.Error = o.Data
-	}
-	switch firstByte(o.Error) {
-	case '{', '[':
-		if depth < maxBodyDepth {
-			inner, _ = readJSON(o.Error, depth+1)
-		}
-	case '"':
-		var s string
-		_ = json.Unmarshal(o.Error, &s)
-		s = strings.TrimSpace(s)
-		if own.Message == "" && !strings.ContainsRune(s, '{') {
-			own.Message = s
-			own.texts = appendNew(own.texts, s)
+	switch nested := cmp.Or(o.Error, o.ErrorCap, o.Data); {
+	case o.errorText != "":
+		if own.Message == "" && !strings.ContainsRune(o.errorText, '{') {
+			own.Message = o.errorText
+			own.texts = appendNew(own.texts, o.errorText)
 		} else {
-			inner = readText(s, depth+1)
+			inner = readText(o.errorText, depth+1)
 		}
+	case nested != nil && (nested != o.Data || own.Message == "") && depth < maxBodyDepth:
+		inner = nested.read(depth + 1)
 	}
 	if strings.ContainsRune(own.Message, '{') {
 		if e := readText(own.Message, depth+1); e.found() && e.Message != own.Message {
@@ -374,53 +419,20 @@ func (o *errorObject) read(depth int) ErrorBody {
 	}
 	own = own.over(inner)
 	if m := o.Metadata; m != nil {
-		own.Upstream = cmp.Or(own.Upstream, textOf(m.ProviderName))
-		own.codes = appendNew(own.codes, textOf(m.ProviderCode))
-		if raw := textOf(m.Raw); raw != "" && depth < maxBodyDepth {
-			up := readText(raw, depth+1)
+		own.Upstream = cmp.Or(own.Upstream, m.ProviderName)
+		own.codes = appendNew(own.codes, string(m.ProviderCode))
+		if m.Raw != "" && depth < maxBodyDepth {
+			up := readText(string(m.Raw), depth+1)
 			own.texts = appendNew(own.texts, up.texts...)
 			own.codes = appendNew(own.codes, up.codes...)
 			own.quotas = append(own.quotas, up.quotas...)
-			if own.Type == "" {
-				own.Type = up.Type
-			}
-			if own.Code == "" {
-				own.Code = up.Code
-			}
-			if own.RetryAfter == 0 {
-				own.RetryAfter = up.RetryAfter
-			}
+			own.Type = cmp.Or(own.Type, up.Type)
+			own.Code = cmp.Or(own.Code, up.Code)
+			own.RetryAfter = cmp.Or(own.RetryAfter, up.RetryAfter)
 		}
 	}
+	own.object = own.found() // an object that says nothing is not an error object
 	return own
-}
-
-// readDetails reads a Google details array (reasons, retry delay, quota violations) or an
-// Anthropic details object (error_code).
-func (o *errorObject) readDetails(own *ErrorBody) {
-	var list []googleDetail
-	switch firstByte(o.Details) {
-	case '[':
-		_ = json.Unmarshal(o.Details, &list)
-	case '{':
-		var d googleDetail
-		if json.Unmarshal(o.Details, &d) == nil {
-			list = append(list, d)
-		}
-	}
-	for _, d := range list {
-		reason, code := textOf(d.Reason), textOf(d.ErrorCode)
-		own.codes = appendNew(own.codes, reason, code)
-		if own.Code == "" {
-			own.Code = cmp.Or(reason, code)
-		}
-		if dl, ok := parseDelay(textOf(d.RetryDelay)); ok && own.RetryAfter == 0 {
-			own.RetryAfter = dl
-		}
-		for _, v := range d.Violations {
-			own.quotas = appendNew(own.quotas, textOf(v.QuotaID), textOf(v.QuotaMetric))
-		}
-	}
 }
 
 // statusNumber is s as an HTTP status when it is a three-digit number in [100, 600).
@@ -435,15 +447,6 @@ func statusNumber(s string) int {
 	return n
 }
 
-func firstNonZero(ns ...int) int {
-	for _, n := range ns {
-		if n != 0 {
-			return n
-		}
-	}
-	return 0
-}
-
 // readEmbedded finds the first JSON error object inside surrounding text (an SSE event, a
 // client library's "Error code: 400 - {...}").
 func readEmbedded(s string, depth int) ErrorBody {
@@ -453,12 +456,16 @@ func readEmbedded(s string, depth int) ErrorBody {
 			continue
 		}
 		tries++
-		end := matchJSONObject(s, i)
-		if end < 0 {
+		// A Decoder reads one value and says where it ended; the text after it is not its
+		// business.
+		var raw json.RawMessage
+		dec := json.NewDecoder(strings.NewReader(s[i:]))
+		var o errorObject
+		if dec.Decode(&raw) != nil || !o.decode(raw) {
 			continue
 		}
-		var o errorObject
-		if json.Unmarshal([]byte(s[i:end]), &o) != nil || !o.envelope() {
+		end := i + int(dec.InputOffset())
+		if !o.envelope() {
 			continue
 		}
 		if e := o.read(depth + 1); e.found() {
@@ -475,44 +482,10 @@ func readEmbedded(s string, depth int) ErrorBody {
 // argument object the prose happens to quote: it has an error or a failed_generation, or a
 // message with a type, code, status_code or param, or it is an "error" object.
 func (o *errorObject) envelope() bool {
-	if o.Error != nil || o.FailedGeneration != nil {
+	if o.Error != nil || o.errorText != "" || o.FailedGeneration != nil {
 		return true
 	}
-	if o.Message == nil {
-		return false
-	}
-	return o.Type != nil || o.Code != nil || o.StatusCode != nil || o.Param != nil || o.Object == "error"
-}
-
-// matchJSONObject returns the end (exclusive) of the JSON object or array opening at s[i],
-// tracking double-quoted strings; -1 when it does not close.
-func matchJSONObject(s string, i int) int {
-	depth := 0
-	inString := false
-	for j := i; j < len(s); j++ {
-		c := s[j]
-		if inString {
-			switch c {
-			case '\\':
-				j++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
-		}
-	}
-	return -1
+	return o.Message != "" && (o.Type != "" || o.Code != "" || o.StatusCode != "" || o.Param != "" || o.Object == "error")
 }
 
 // scrape reads error fields out of text that is not JSON but renders the same object: Python's
@@ -630,6 +603,9 @@ func skipSpace(s string, j int) int {
 // retryAfterIn reads a provider's "try again in 4.77s" (OpenAI, Groq), "retry in 45.2s"
 // (Gemini) or "retry after 20 seconds" out of a message; zero when it says none.
 func retryAfterIn(msg string) time.Duration {
+	if !strings.Contains(msg, "try") && !strings.Contains(msg, "Try") && !strings.Contains(msg, "TRY") {
+		return 0 // every lead below holds "try"; most messages hold none, and need no lower-casing
+	}
 	lower := strings.ToLower(msg)
 	for _, lead := range [...]string{"try again in ", "retry in ", "retry after ", "retry-after: ", "retrydelay\":\""} {
 		i := strings.Index(lower, lead)

@@ -50,9 +50,6 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 			w.add(s)
 		}
 	}
-	if !b.object && len(b.texts) == 0 {
-		w.add(a.Body)
-	}
 	f := features{norm: " " + w.b.String() + " ", nonASCII: w.nonASCII}
 	f.scan()
 	return f
