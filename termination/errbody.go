@@ -72,11 +72,19 @@ func (e ErrorBody) over(inner ErrorBody) ErrorBody {
 	if e.Upstream == "" {
 		e.Upstream = inner.Upstream
 	}
-	e.texts = appendNew(e.texts, inner.texts...)
-	e.codes = appendNew(e.codes, inner.codes...)
+	e.texts = merge(e.texts, inner.texts)
+	e.codes = merge(e.codes, inner.codes)
 	e.quotas = append(e.quotas, inner.quotas...)
 	e.object = e.object || inner.object
 	return e
+}
+
+// merge is appendNew(dst, add...), without a copy when dst is empty.
+func merge(dst, add []string) []string {
+	if len(dst) == 0 {
+		return add
+	}
+	return appendNew(dst, add...)
 }
 
 // appendNew appends the non-empty strings of add that dst does not hold yet.
@@ -214,29 +222,32 @@ func decode(data []byte, v any) bool {
 	return err == nil || typeErr
 }
 
-// decode decodes one error object. An "error" that is not an object (Ollama's string) is left
-// out of the first pass and read as text by a second.
+// decode decodes one error object. A member of a type the first pass does not expect (Ollama's
+// "error" string, a "message" object) is read as text by a second pass.
 func (o *errorObject) decode(data []byte) bool {
 	err := json.Unmarshal(data, o)
-	if _, typeErr := err.(*json.UnmarshalTypeError); err != nil && !typeErr {
+	if err == nil {
+		return true
+	}
+	if _, typeErr := err.(*json.UnmarshalTypeError); !typeErr {
 		return false
 	}
-	if err != nil {
-		var second struct {
-			Error    json.RawMessage `json:"error"`
-			ErrorCap json.RawMessage `json:"Error"`
-		}
-		_ = json.Unmarshal(data, &second)
-		raw := second.Error
-		if raw == nil {
-			raw = second.ErrorCap
-		}
-		if len(raw) > 0 && raw[0] == '"' {
+	var second struct {
+		Error      json.RawMessage `json:"error"`
+		ErrorCap   json.RawMessage `json:"Error"`
+		Message    text            `json:"message"`
+		MessageCap text            `json:"Message"`
+	}
+	_ = json.Unmarshal(data, &second)
+	for _, raw := range []json.RawMessage{second.Error, second.ErrorCap} {
+		if len(raw) > 0 && raw[0] == '"' && o.errorText == "" {
 			_ = json.Unmarshal(raw, &o.errorText)
 			o.errorText = strings.TrimSpace(o.errorText)
 			o.Error, o.ErrorCap = nil, nil
 		}
 	}
+	o.Message = cmp.Or(o.Message, string(second.Message))
+	o.MessageCap = cmp.Or(o.MessageCap, string(second.MessageCap))
 	return true
 }
 
@@ -297,8 +308,8 @@ func (t *text) UnmarshalJSON(b []byte) error {
 // writes as a string, a number or a list is a [text]; "error" is an object (OpenAI, Anthropic,
 // Google and their kin), and when it is a string (Ollama) [readJSON] reads it in a second pass.
 type errorObject struct {
-	Message    text         `json:"message"`
-	MessageCap text         `json:"Message"` // AWS
+	Message    string       `json:"message"`
+	MessageCap string       `json:"Message"` // AWS
 	Detail     text         `json:"detail"`  // FastAPI (a list of objects), some gateways
 	Type       string       `json:"type"`
 	Code       text         `json:"code"`
@@ -334,7 +345,7 @@ type errorObject struct {
 		Code text `json:"code"`
 	} `json:"innererror"`
 	Metadata *struct {
-		Raw          text   `json:"raw"`
+		Raw          string `json:"raw"`
 		ProviderName string `json:"provider_name"`
 		ProviderCode text   `json:"provider_error_code"`
 	} `json:"metadata"`
@@ -347,7 +358,7 @@ type errorObject struct {
 func (o *errorObject) read(depth int) ErrorBody {
 	var own ErrorBody
 	own.object = true
-	own.Message = cmp.Or(string(o.Message), string(o.MessageCap), string(o.Detail), o.ErrorMessage)
+	own.Message = cmp.Or(strings.TrimSpace(o.Message), strings.TrimSpace(o.MessageCap), string(o.Detail), o.ErrorMessage)
 	typ, awsType, code := o.Type, cmp.Or(o.AWSType, o.ErrorType), string(o.Code)
 	if b := o.BaseResp; b != nil && b.StatusCode != "" && b.StatusCode != "0" {
 		own.Message = cmp.Or(own.Message, b.StatusMsg)
@@ -374,10 +385,11 @@ func (o *errorObject) read(depth int) ErrorBody {
 		own.codes = appendNew(own.codes, status)
 	}
 	if fg := o.FailedGeneration; len(fg) > 0 && string(fg) != "null" {
-		own.HasGeneration = true
-		if json.Unmarshal(fg, &own.Generation) != nil {
-			own.Generation = string(fg)
+		var g string
+		if json.Unmarshal(fg, &g) != nil {
+			g = string(fg) // not a string: the JSON as it came
 		}
+		own.Generation, own.HasGeneration = g, true
 	}
 	if o.Inner != nil {
 		own.codes = appendNew(own.codes, string(o.Inner.Code))
@@ -393,12 +405,14 @@ func (o *errorObject) read(depth int) ErrorBody {
 		}
 	}
 	for i := range o.Errors {
-		e := &o.Errors[i]
-		own.texts = appendNew(own.texts, string(e.Message))
-		own.codes = appendNew(own.codes, string(e.Code), e.Type, e.Reason)
-		own.Message = cmp.Or(own.Message, string(e.Message))
+		own.Message = cmp.Or(own.Message, strings.TrimSpace(o.Errors[i].Message))
 	}
-	own.texts = appendNew(appendNew(nil, own.Message), own.texts...)
+	own.texts = appendNew(nil, own.Message)
+	for i := range o.Errors {
+		e := &o.Errors[i]
+		own.texts = appendNew(own.texts, strings.TrimSpace(e.Message))
+		own.codes = appendNew(own.codes, string(e.Code), e.Type, e.Reason)
+	}
 
 	var inner ErrorBody
 	switch nested := cmp.Or(o.Error, o.ErrorCap, o.Data); {
@@ -422,9 +436,9 @@ func (o *errorObject) read(depth int) ErrorBody {
 		own.Upstream = cmp.Or(own.Upstream, m.ProviderName)
 		own.codes = appendNew(own.codes, string(m.ProviderCode))
 		if m.Raw != "" && depth < maxBodyDepth {
-			up := readText(string(m.Raw), depth+1)
-			own.texts = appendNew(own.texts, up.texts...)
-			own.codes = appendNew(own.codes, up.codes...)
+			up := readText(m.Raw, depth+1)
+			own.texts = merge(own.texts, up.texts)
+			own.codes = merge(own.codes, up.codes)
 			own.quotas = append(own.quotas, up.quotas...)
 			own.Type = cmp.Or(own.Type, up.Type)
 			own.Code = cmp.Or(own.Code, up.Code)

@@ -25,6 +25,15 @@ type features struct {
 	// nonASCII says the text holds a byte that is not ASCII, so the vocabulary of scripts
 	// written without spaces between words is worth looking for.
 	nonASCII bool
+	words    []string // norm's words, split once when a rule needs them
+}
+
+// fields returns the text's words.
+func (f *features) fields() []string {
+	if f.words == nil {
+		f.words = strings.Fields(f.norm)
+	}
+	return f.words
 }
 
 // maxFeatureText bounds the text the features read, in bytes.
@@ -33,6 +42,7 @@ const maxFeatureText = 16 << 10
 func readFeatures(a *APIError, b *ErrorBody) features {
 	var w wordWriter
 	w.b.Grow(len(a.Name) + len(a.Type) + len(a.Code) + len(a.Message) + 64)
+	w.b.WriteByte(' ')
 	w.add(a.Name)
 	w.add(a.Type)
 	w.add(a.Code)
@@ -50,7 +60,8 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 			w.add(s)
 		}
 	}
-	f := features{norm: " " + w.b.String() + " ", nonASCII: w.nonASCII}
+	w.b.WriteByte(' ')
+	f := features{norm: w.b.String(), nonASCII: w.nonASCII}
 	f.scan()
 	return f
 }
@@ -66,21 +77,11 @@ func (f *features) scan() {
 		}
 		word, rest := norm[pos:end], norm[pos:]
 		var k kind
-		if e := vocab.words[word]; e != nil {
-			k |= e.word
-			for _, p := range e.phrases {
-				if strings.HasPrefix(rest, p.text) {
-					k |= p.kind
-					if p.kind&kMask != 0 {
-						masked = max(masked, pos+len(p.text))
-					}
-				}
-			}
-		}
-		if len(word) >= 3 {
-			for _, s := range vocab.stems[word[:3]] {
-				if strings.HasPrefix(rest, s.text) {
-					k |= s.kind
+		for _, e := range vocab[vocabKey(word)] {
+			if strings.HasPrefix(rest, e.text) {
+				k |= e.kind
+				if e.kind&kMask != 0 {
+					masked = max(masked, pos+len(e.text))
 				}
 			}
 		}
@@ -113,38 +114,6 @@ func (f *features) contains(subs ...string) bool {
 type wordWriter struct {
 	b        strings.Builder
 	nonASCII bool
-}
-
-// runeAt decodes the rune at s[i], ASCII without a call; 0 past the end.
-func runeAt(s string, i int) (rune, int) {
-	if i >= len(s) {
-		return 0, 0
-	}
-	if c := s[i]; c < utf8.RuneSelf {
-		return rune(c), 1
-	}
-	return utf8.DecodeRuneInString(s[i:])
-}
-
-func isAlnum(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-func isUpper(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsUpper(r)
-}
-
-func isLower(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z'
-	}
-	return unicode.IsLower(r)
 }
 
 func isDigit(r rune) bool { return '0' <= r && r <= '9' }
@@ -181,11 +150,11 @@ func (w *wordWriter) add(s string) {
 			r, n = utf8.DecodeRuneInString(s[i:])
 			i += n
 		}
-		next, _ := runeAt(s, i)
+		next, _ := utf8.DecodeRuneInString(s[i:]) // utf8.RuneError past the end
 		switch {
-		case isAlnum(r):
-			boundary := inWord && isUpper(r) &&
-				(isLower(prev) || isDigit(prev) || (isUpper(prev) && isLower(next)))
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			boundary := inWord && unicode.IsUpper(r) &&
+				(unicode.IsLower(prev) || isDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)))
 			if !inWord || boundary {
 				w.space()
 			}
@@ -216,7 +185,7 @@ func (w *wordWriter) add(s string) {
 }
 
 func (w *wordWriter) space() {
-	if w.b.Len() > 0 {
+	if s := w.b.String(); s != "" && s[len(s)-1] != ' ' {
 		w.b.WriteByte(' ')
 	}
 }
@@ -228,7 +197,7 @@ func (f *features) inputCap() bool {
 	if !f.any(kMaxWord) {
 		return false
 	}
-	ws := strings.Fields(f.norm)
+	ws := f.fields()
 	for i, w := range ws {
 		if w != "max" && w != "maximum" {
 			continue
@@ -252,7 +221,7 @@ func (f *features) reduce() bool {
 	if !f.any(kReduceWord) {
 		return false
 	}
-	ws := strings.Fields(f.norm)
+	ws := f.fields()
 	for i, w := range ws {
 		if w != "reduce" && w != "shorten" && w != "trim" {
 			continue
@@ -274,7 +243,7 @@ func (f *features) requestExceedsLimit() bool {
 		return false
 	}
 	var limit, req int64 = -1, -1
-	ws := strings.Fields(f.norm)
+	ws := f.fields()
 	for i := 0; i+1 < len(ws); i++ {
 		if !isNumber(ws[i+1]) {
 			continue
