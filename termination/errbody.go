@@ -674,26 +674,17 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
 		return parseDelay(strconv.FormatFloat(secs, 'f', -1, 64) + "s")
 	}
-	t, ok := parseHTTPDate(v)
-	if !ok {
-		return 0, false
-	}
-	d := t.Sub(now)
-	if d <= 0 || d > 24*time.Hour {
-		return 0, false
-	}
-	return d, true
-}
-
-// parseHTTPDate reads an HTTP date in the three formats RFC 9110 allows (IMF-fixdate, RFC 850,
-// asctime), as net/http's ParseTime does; the termination package stays free of net/http.
-func parseHTTPDate(v string) (time.Time, bool) {
+	// An HTTP date in the three formats RFC 9110 allows (IMF-fixdate, RFC 850, asctime), as
+	// net/http's ParseTime reads them; the termination package stays free of net/http.
 	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
 		if t, err := time.Parse(layout, v); err == nil {
-			return t, true
+			if d := t.Sub(now); d > 0 && d <= 24*time.Hour {
+				return d, true
+			}
+			return 0, false
 		}
 	}
-	return time.Time{}, false
+	return 0, false
 }
 
 // ParseErrorBody describes a provider's error response as an *APIError: provider and status as

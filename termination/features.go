@@ -1,6 +1,7 @@
 package termination
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -194,41 +195,27 @@ func (w *wordWriter) space() {
 // "maximum prompt length", "max input tokens": max or maximum, at most two words, a quantity
 // of the input, then a measure.
 func (f *features) inputCap() bool {
-	if !f.any(kMaxWord) {
-		return false
-	}
-	ws := f.fields()
-	for i, w := range ws {
-		if w != "max" && w != "maximum" {
-			continue
-		}
-		for j := i + 1; j <= i+3 && j+1 < len(ws); j++ {
-			switch ws[j] {
-			case "context", "prompt", "input", "model", "sequence":
-				switch ws[j+1] {
-				case "length", "len", "size", "window", "token", "tokens":
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return f.any(kMaxWord) && f.followed([]string{"max", "maximum"}, 3,
+		[]string{"context", "prompt", "input", "model", "sequence"}, []string{"length", "len", "size", "window", "token", "tokens"})
 }
 
 // reduce: a request for less input: "reduce the length of the messages", "shorten your
 // prompt": reduce, shorten or trim, then within five words what to reduce.
 func (f *features) reduce() bool {
-	if !f.any(kReduceWord) {
-		return false
-	}
+	return f.any(kReduceWord) && f.followed([]string{"reduce", "shorten", "trim"}, 5,
+		[]string{"length", "size", "prompt", "context", "input", "messages", "tokens"}, nil)
+}
+
+// followed reports whether a word of lead is followed, within n words, by a word of what (and,
+// when then is given, that word by a word of then).
+func (f *features) followed(lead []string, n int, what, then []string) bool {
 	ws := f.fields()
 	for i, w := range ws {
-		if w != "reduce" && w != "shorten" && w != "trim" {
+		if !slices.Contains(lead, w) {
 			continue
 		}
-		for j := i + 1; j <= i+5 && j < len(ws); j++ {
-			switch ws[j] {
-			case "length", "size", "prompt", "context", "input", "messages", "tokens":
+		for j := i + 1; j <= i+n && j < len(ws); j++ {
+			if slices.Contains(what, ws[j]) && (then == nil || j+1 < len(ws) && slices.Contains(then, ws[j+1])) {
 				return true
 			}
 		}
