@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // ErrorBody is what a provider's error response says, read from whatever shape it arrived in.
@@ -141,6 +140,7 @@ func ReadErrorBody(body string) ErrorBody {
 	return e
 }
 
+// readText reads one body, or a text found inside one, depth wrappers deep.
 func readText(s string, depth int) ErrorBody {
 	s = strings.TrimSpace(s)
 	if s == "" || depth > maxBodyDepth {
@@ -170,21 +170,11 @@ func readText(s string, depth int) ErrorBody {
 			return e
 		}
 	}
-	m := plainMessage(s)
+	m := s // plain text, cut on a rune boundary at maxPlainMessage bytes
+	if len(m) > maxPlainMessage {
+		m = strings.ToValidUTF8(m[:maxPlainMessage], "") + "…"
+	}
 	return ErrorBody{Message: m, texts: []string{m}}
-}
-
-// plainMessage is the Message of a body that is not JSON: its text, cut on a rune boundary at
-// maxPlainMessage bytes.
-func plainMessage(s string) string {
-	if len(s) <= maxPlainMessage {
-		return s
-	}
-	cut := maxPlainMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // readJSON reads s when it is one JSON value: an object, a string holding a body, or an array
