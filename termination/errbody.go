@@ -1,7 +1,6 @@
 package termination
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"strconv"
@@ -180,179 +179,362 @@ func readText(s string, depth int) ErrorBody {
 // readJSON reads s when it is one JSON value: an object, a string holding a body, or an array
 // whose first readable element is the error (Gemini's stream). ok is false when it is not JSON.
 func readJSON(s string, depth int) (ErrorBody, bool) {
+	r := jsonReader{s: s}
+	var o errorObject
+	var list []errorObject
+	var str string
 	switch s[0] {
 	case '{':
-		var o errorObject
-		if !o.decode([]byte(s)) {
-			return ErrorBody{}, false
-		}
+		o.decode(&r, 0)
+	case '"':
+		str = r.str(true)
+	case '[':
+		r.elements(0, func() {
+			if r.peek() != '{' {
+				r.skip(1)
+				return
+			}
+			list = append(list, errorObject{})
+			list[len(list)-1].decode(&r, 1)
+		})
+	default:
+		return ErrorBody{}, false
+	}
+	if r.peek(); r.bad || r.i != len(s) {
+		return ErrorBody{}, false
+	}
+	switch s[0] {
+	case '{':
 		return o.read(depth), true
 	case '"':
-		var t string
-		if json.Unmarshal([]byte(s), &t) != nil {
-			return ErrorBody{}, false
-		}
-		return readText(t, depth+1), true
-	case '[':
-		var list []errorObject
-		if !decode([]byte(s), &list) {
-			return ErrorBody{}, false
-		}
-		return firstFound(list, depth+1), true
+		return readText(str, depth+1), true
 	}
-	return ErrorBody{}, false
-}
-
-// decode decodes JSON into v with one Unmarshal. A member of a type v does not expect (a
-// number where a string was expected) is left empty, and the rest is decoded all the same, as
-// encoding/json does; false only when data is not JSON.
-func decode(data []byte, v any) bool {
-	err := json.Unmarshal(data, v)
-	_, typeErr := err.(*json.UnmarshalTypeError)
-	return err == nil || typeErr
-}
-
-// decode decodes one error object. A member of a type the first pass does not expect (Ollama's
-// "error" string, a "message" object) is read as text by a second pass.
-func (o *errorObject) decode(data []byte) bool {
-	err := json.Unmarshal(data, o)
-	if err == nil {
-		return true
-	}
-	if _, typeErr := err.(*json.UnmarshalTypeError); !typeErr {
-		return false
-	}
-	var second struct {
-		Error      json.RawMessage `json:"error"`
-		ErrorCap   json.RawMessage `json:"Error"`
-		Message    text            `json:"message"`
-		MessageCap text            `json:"Message"`
-	}
-	_ = json.Unmarshal(data, &second)
-	for _, raw := range []json.RawMessage{second.Error, second.ErrorCap} {
-		if len(raw) > 0 && raw[0] == '"' && o.errorText == "" {
-			_ = json.Unmarshal(raw, &o.errorText)
-			o.errorText = strings.TrimSpace(o.errorText)
-			o.Error, o.ErrorCap = nil, nil
-		}
-	}
-	o.Message = cmp.Or(o.Message, string(second.Message))
-	o.MessageCap = cmp.Or(o.MessageCap, string(second.MessageCap))
-	return true
-}
-
-// firstFound reads the first object of list that says anything, else the first object.
-func firstFound(list []errorObject, depth int) ErrorBody {
-	var first ErrorBody
+	var first ErrorBody // the first element that says anything, else the first
 	for i := range list {
-		e := list[i].read(depth)
+		e := list[i].read(depth + 1)
 		if e.found() {
-			return e
+			return e, true
 		}
 		if i == 0 {
 			first = e
 		}
 	}
-	return first
+	return first, true
 }
 
-// text is a JSON member read as text, whatever a provider wrote it as: a string as it is
-// (trimmed), a number or boolean as its literal, a list as its elements' texts joined by "; ",
-// an object as its msg, message or detail.
-type text string
-
-// UnmarshalJSON reads any JSON value as text, and never fails.
-func (t *text) UnmarshalJSON(b []byte) error {
-	switch b[0] {
-	case '"':
-		var s string
-		if bytes.IndexByte(b, '\\') < 0 {
-			s = string(b[1 : len(b)-1]) // already validated by the enclosing Unmarshal
-		} else {
-			_ = json.Unmarshal(b, &s)
-		}
-		*t = text(strings.TrimSpace(s))
-	case '[':
-		var list []text
-		_ = json.Unmarshal(b, &list)
-		var parts []string
-		for _, it := range list {
-			if it != "" {
-				parts = append(parts, string(it))
-			}
-		}
-		*t = text(strings.Join(parts, "; "))
-	case '{':
-		var o struct{ Msg, Message, Detail text }
-		_ = json.Unmarshal(b, &o)
-		*t = cmp.Or(o.Msg, o.Message, o.Detail)
-	case 'n':
-		*t = ""
-	default:
-		*t = text(b)
-	}
-	return nil
-}
-
-// errorObject is one error object, in the union of the providers' shapes. A member a provider
-// writes as a string, a number or a list is a [text]; "error" is an object (OpenAI, Anthropic,
-// Google and their kin), and when it is a string (Ollama) [readJSON] reads it in a second pass.
+// errorObject is one error object, in the union of the providers' shapes; every member is read
+// as text, whatever a provider wrote it as ([jsonReader.text]).
 type errorObject struct {
-	Message    string       `json:"message"`
-	MessageCap string       `json:"Message"` // AWS
-	Detail     text         `json:"detail"`  // FastAPI (a list of objects), some gateways
-	Type       string       `json:"type"`
-	Code       text         `json:"code"`
-	Status     text         `json:"status"`
-	StatusCode text         `json:"status_code"`
-	StatusCam  text         `json:"statusCode"`
-	AWSType    string       `json:"__type"`
-	ErrorCode  text         `json:"error_code"`
-	Object     string       `json:"object"`
-	Param      text         `json:"param"`
-	Reason     string       `json:"reason"` // Google's errors[].reason
-	Error      *errorObject `json:"error"`
-	ErrorCap   *errorObject `json:"Error"` // botocore's {"Error":{"Message","Code"}}
-	// errorType and errorMessage: an AWS Lambda or AWS SDK for JavaScript error rendered as JSON.
-	ErrorType    string `json:"errorType"`
-	ErrorMessage string `json:"errorMessage"`
-	// BaseResp is MiniMax's status, on a 200 response as well.
-	BaseResp *struct {
-		StatusCode text   `json:"status_code"`
-		StatusMsg  string `json:"status_msg"`
-	} `json:"base_resp"`
-	Data    *errorObject  `json:"data"` // an event whose data holds the error
-	Errors  []errorObject `json:"errors"`
-	Details []struct {
-		Reason     string `json:"reason"`
-		RetryDelay string `json:"retryDelay"`
-		Violations []struct {
-			QuotaID     string `json:"quotaId"`
-			QuotaMetric string `json:"quotaMetric"`
-		} `json:"violations"`
-	} `json:"details"` // Google's ErrorInfo, RetryInfo and QuotaFailure
-	Inner *struct {
-		Code text `json:"code"`
-	} `json:"innererror"`
-	Metadata *struct {
-		Raw          string `json:"raw"`
-		ProviderName string `json:"provider_name"`
-		ProviderCode text   `json:"provider_error_code"`
-	} `json:"metadata"`
-	FailedGeneration json.RawMessage `json:"failed_generation"`
+	Message, Detail, Type, Code, Status, StatusCode, AWSType, ErrorCode, Object, Param, Reason string
+	// InnerCode is Azure's innererror.code; BaseCode and BaseMsg are MiniMax's base_resp
+	// status, on a 200 response as well.
+	InnerCode, BaseCode, BaseMsg string
+	// Error is the nested error object (OpenAI, Anthropic, Google and their kin), ErrorText the
+	// error when it is a string (Ollama); Data an event's data holding the error.
+	Error, Data *errorObject
+	ErrorText   string
+	Errors      []errorObject
+	// Details are Google's ErrorInfo reasons, RetryInfo delays and QuotaFailure ids.
+	Details []googleDetail
+	// OpenRouter's metadata: the upstream's raw body, its name and its code.
+	MetaRaw, MetaProvider, MetaCode string
+	// Generation is Groq's failed_generation: a string, or the JSON as it came.
+	Generation    string
+	HasGeneration bool
+}
 
-	errorText string // "error" or "Error" when it is a string
+type googleDetail struct {
+	Reason, RetryDelay string
+	Quotas             []string
+}
+
+// decode reads one error object, r at its '{': the members an error object has, matched
+// case-insensitively as encoding/json matches them; the rest are skipped.
+func (o *errorObject) decode(r *jsonReader, depth int) {
+	r.members(depth, func(key string) {
+		var dst *string
+		switch key {
+		case "message", "errormessage": // errorMessage: AWS Lambda, the AWS SDK for JavaScript
+			dst = &o.Message
+		case "detail": // FastAPI (a list of objects), some gateways
+			dst = &o.Detail
+		case "type":
+			dst = &o.Type
+		case "code":
+			dst = &o.Code
+		case "status":
+			dst = &o.Status
+		case "status_code", "statuscode":
+			dst = &o.StatusCode
+		case "__type", "errortype":
+			dst = &o.AWSType
+		case "error_code":
+			dst = &o.ErrorCode
+		case "object":
+			dst = &o.Object
+		case "param":
+			dst = &o.Param
+		case "reason": // Google's errors[].reason
+			dst = &o.Reason
+		case "error", "data":
+			if r.peek() == '"' && key == "error" {
+				o.ErrorText = cmp.Or(o.ErrorText, strings.TrimSpace(r.str(true)))
+			} else if r.peek() != '{' {
+				r.skip(depth)
+			} else if n := new(errorObject); key == "error" {
+				n.decode(r, depth+1)
+				o.Error = cmp.Or(o.Error, n)
+			} else {
+				n.decode(r, depth+1)
+				o.Data = n
+			}
+		case "errors":
+			r.elements(depth, func() {
+				o.Errors = append(o.Errors, errorObject{})
+				o.Errors[len(o.Errors)-1].decode(r, depth+1)
+			})
+		case "details":
+			r.elements(depth, func() {
+				var d googleDetail
+				r.members(depth+1, func(k string) {
+					switch k {
+					case "reason":
+						d.Reason = r.text(depth + 1)
+					case "retrydelay":
+						d.RetryDelay = r.text(depth + 1)
+					case "violations":
+						r.elements(depth+1, func() {
+							r.members(depth+2, func(k string) {
+								if k == "quotaid" || k == "quotametric" {
+									d.Quotas = append(d.Quotas, r.text(depth+2))
+								} else {
+									r.skip(depth + 2)
+								}
+							})
+						})
+					default:
+						r.skip(depth + 1)
+					}
+				})
+				o.Details = append(o.Details, d)
+			})
+		case "innererror", "base_resp", "metadata":
+			r.members(depth, func(k string) {
+				var dst *string
+				switch key + "." + k {
+				case "innererror.code":
+					dst = &o.InnerCode
+				case "base_resp.status_code":
+					dst = &o.BaseCode
+				case "base_resp.status_msg":
+					dst = &o.BaseMsg
+				case "metadata.raw":
+					dst = &o.MetaRaw
+				case "metadata.provider_name":
+					dst = &o.MetaProvider
+				case "metadata.provider_error_code":
+					dst = &o.MetaCode
+				}
+				if dst == nil {
+					r.skip(depth + 1)
+				} else {
+					*dst = r.text(depth + 1)
+				}
+			})
+		case "failed_generation":
+			switch start := r.i; r.peek() {
+			case '"':
+				o.Generation, o.HasGeneration = r.str(true), true
+			case 'n':
+				r.skip(depth)
+			default:
+				r.skip(depth)
+				o.Generation, o.HasGeneration = strings.TrimSpace(r.s[start:r.i]), true
+			}
+		default:
+			r.skip(depth)
+		}
+		if dst != nil {
+			*dst = cmp.Or(*dst, r.text(depth))
+		}
+	})
+}
+
+// jsonReader reads one JSON text, strictly enough to tell JSON from prose, and takes from it
+// only what the caller asks for: each value is read as text or skipped, never built into a
+// tree, and a string without escapes is a slice of the input. After a syntax error bad is set
+// and every read returns nothing.
+type jsonReader struct {
+	s   string
+	i   int
+	bad bool
+}
+
+// maxJSONDepth bounds the nesting a jsonReader follows; deeper is read as not JSON.
+const maxJSONDepth = 64
+
+func (r *jsonReader) fail() { r.bad, r.i = true, len(r.s) }
+
+// peek skips white space and returns the next byte; 0 at the end.
+func (r *jsonReader) peek() byte {
+	for ; r.i < len(r.s); r.i++ {
+		if c := r.s[r.i]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+	}
+	return 0
+}
+
+// str reads a string, r at its opening quote; decoded, when asked, by encoding/json if it
+// holds an escape.
+func (r *jsonReader) str(decode bool) string {
+	start, escaped := r.i, false
+	for j := start + 1; j < len(r.s); j++ {
+		switch c := r.s[j]; {
+		case c == '"':
+			r.i = j + 1
+			if !escaped || !decode {
+				return r.s[start+1 : j]
+			}
+			var out string
+			if json.Unmarshal([]byte(r.s[start:j+1]), &out) != nil {
+				r.fail()
+			}
+			return out
+		case c == '\\':
+			escaped = true
+			j++
+		case c < ' ':
+			r.fail()
+			return ""
+		}
+	}
+	r.fail()
+	return ""
+}
+
+// members reads an object, calling member with each key, lower-cased, when r is at its value;
+// member reads or skips the value. A value that is not an object is skipped.
+func (r *jsonReader) members(depth int, member func(key string)) {
+	r.list(depth, '{', '}', func() {
+		if r.peek() != '"' {
+			r.fail()
+			return
+		}
+		key := strings.ToLower(r.str(true))
+		if r.peek() != ':' {
+			r.fail()
+			return
+		}
+		r.i++
+		member(key)
+	})
+}
+
+// elements reads an array, calling element when r is at each element; element reads or skips
+// it. A value that is not an array is skipped.
+func (r *jsonReader) elements(depth int, element func()) { r.list(depth, '[', ']', element) }
+
+func (r *jsonReader) list(depth int, open, close byte, item func()) {
+	if r.peek() != open {
+		r.skip(depth)
+		return
+	}
+	if depth > maxJSONDepth {
+		r.fail()
+		return
+	}
+	r.i++
+	if r.peek() == close {
+		r.i++
+		return
+	}
+	for !r.bad {
+		item()
+		switch r.peek() {
+		case ',':
+			r.i++
+		case close:
+			r.i++
+			return
+		default:
+			r.fail()
+		}
+	}
+}
+
+// skip reads one value and drops it.
+func (r *jsonReader) skip(depth int) {
+	switch r.peek() {
+	case '"':
+		r.str(false)
+	case '{':
+		r.members(depth+1, func(string) { r.skip(depth + 1) })
+	case '[':
+		r.elements(depth+1, func() { r.skip(depth + 1) })
+	default:
+		r.literal()
+	}
+}
+
+// literal reads a number, true, false or null, and returns it as written ("" for null).
+func (r *jsonReader) literal() string {
+	start := r.i
+	for r.i < len(r.s) && strings.IndexByte("+-.0123456789Eaeflnrstu", r.s[r.i]) >= 0 {
+		r.i++
+	}
+	switch lit := r.s[start:r.i]; {
+	case lit == "null":
+		return ""
+	case lit == "true", lit == "false", lit != "" && (lit[0] == '-' || '0' <= lit[0] && lit[0] <= '9'):
+		return lit
+	}
+	r.fail()
+	return ""
+}
+
+// text reads any value as text: a string as it is (trimmed), a number or boolean as written, a
+// list as its elements' texts joined by "; ", an object as its msg, message or detail.
+func (r *jsonReader) text(depth int) string {
+	switch r.peek() {
+	case '"':
+		return strings.TrimSpace(r.str(true))
+	case '{':
+		var msg, message, detail string
+		r.members(depth+1, func(k string) {
+			switch k {
+			case "msg":
+				msg = r.text(depth + 1)
+			case "message":
+				message = r.text(depth + 1)
+			case "detail":
+				detail = r.text(depth + 1)
+			default:
+				r.skip(depth + 1)
+			}
+		})
+		return cmp.Or(msg, message, detail)
+	case '[':
+		var parts []string
+		r.elements(depth+1, func() {
+			if t := r.text(depth + 1); t != "" {
+				parts = append(parts, t)
+			}
+		})
+		return strings.Join(parts, "; ")
+	}
+	return r.literal()
 }
 
 // read reads the object and whatever it wraps.
 func (o *errorObject) read(depth int) ErrorBody {
 	var own ErrorBody
 	own.object = true
-	own.Message = cmp.Or(strings.TrimSpace(o.Message), strings.TrimSpace(o.MessageCap), string(o.Detail), o.ErrorMessage)
-	typ, awsType, code := o.Type, cmp.Or(o.AWSType, o.ErrorType), string(o.Code)
-	if b := o.BaseResp; b != nil && b.StatusCode != "" && b.StatusCode != "0" {
-		own.Message = cmp.Or(own.Message, b.StatusMsg)
-		code = cmp.Or(code, string(b.StatusCode))
+	own.Message = cmp.Or(o.Message, o.Detail)
+	typ, awsType, code := o.Type, o.AWSType, o.Code
+	if o.BaseCode != "" && o.BaseCode != "0" {
+		own.Message = cmp.Or(own.Message, o.BaseMsg)
+		code = cmp.Or(code, o.BaseCode)
 	}
 	if typ == "error" {
 		typ = "" // Anthropic's constant envelope type
@@ -363,55 +545,45 @@ func (o *errorObject) read(depth int) ErrorBody {
 		own.Status = n
 		own.Code = ""
 	}
-	status := string(o.Status)
+	status := o.Status
 	if own.Status == 0 {
-		own.Status = cmp.Or(statusNumber(status), statusNumber(string(o.StatusCode)), statusNumber(string(o.StatusCam)))
+		own.Status = cmp.Or(statusNumber(status), statusNumber(o.StatusCode))
 	}
-	own.codes = appendNew(nil, typ, awsType, code, string(o.ErrorCode))
+	own.codes = appendNew(nil, typ, awsType, code, o.ErrorCode)
 	if statusNumber(status) == 0 {
 		if own.Type == "" {
 			own.Type = status // Google's status, RESOURCE_EXHAUSTED
 		}
 		own.codes = appendNew(own.codes, status)
 	}
-	if fg := o.FailedGeneration; len(fg) > 0 && string(fg) != "null" {
-		var g string
-		if json.Unmarshal(fg, &g) != nil {
-			g = string(fg) // not a string: the JSON as it came
-		}
-		own.Generation, own.HasGeneration = g, true
-	}
-	if o.Inner != nil {
-		own.codes = appendNew(own.codes, string(o.Inner.Code))
-	}
+	own.Generation, own.HasGeneration = o.Generation, o.HasGeneration
+	own.codes = appendNew(own.codes, o.InnerCode)
 	for _, d := range o.Details {
 		own.codes = appendNew(own.codes, d.Reason)
 		own.Code = cmp.Or(own.Code, d.Reason)
 		if dl, ok := parseDelay(d.RetryDelay); ok && own.RetryAfter == 0 {
 			own.RetryAfter = dl
 		}
-		for _, v := range d.Violations {
-			own.quotas = appendNew(own.quotas, v.QuotaID, v.QuotaMetric)
-		}
+		own.quotas = appendNew(own.quotas, d.Quotas...)
 	}
 	for i := range o.Errors {
-		own.Message = cmp.Or(own.Message, strings.TrimSpace(o.Errors[i].Message))
+		own.Message = cmp.Or(own.Message, o.Errors[i].Message)
 	}
 	own.texts = appendNew(nil, own.Message)
 	for i := range o.Errors {
 		e := &o.Errors[i]
-		own.texts = appendNew(own.texts, strings.TrimSpace(e.Message))
-		own.codes = appendNew(own.codes, string(e.Code), e.Type, e.Reason)
+		own.texts = appendNew(own.texts, e.Message)
+		own.codes = appendNew(own.codes, e.Code, e.Type, e.Reason)
 	}
 
 	var inner ErrorBody
-	switch nested := cmp.Or(o.Error, o.ErrorCap, o.Data); {
-	case o.errorText != "":
-		if own.Message == "" && !strings.ContainsRune(o.errorText, '{') {
-			own.Message = o.errorText
-			own.texts = appendNew(own.texts, o.errorText)
+	switch nested := cmp.Or(o.Error, o.Data); {
+	case o.ErrorText != "":
+		if own.Message == "" && !strings.ContainsRune(o.ErrorText, '{') {
+			own.Message = o.ErrorText
+			own.texts = appendNew(own.texts, o.ErrorText)
 		} else {
-			inner = readText(o.errorText, depth+1)
+			inner = readText(o.ErrorText, depth+1)
 		}
 	case nested != nil && (nested != o.Data || own.Message == "") && depth < maxBodyDepth:
 		inner = nested.read(depth + 1)
@@ -422,18 +594,16 @@ func (o *errorObject) read(depth int) ErrorBody {
 		}
 	}
 	own = own.over(inner)
-	if m := o.Metadata; m != nil {
-		own.Upstream = cmp.Or(own.Upstream, m.ProviderName)
-		own.codes = appendNew(own.codes, string(m.ProviderCode))
-		if m.Raw != "" && depth < maxBodyDepth {
-			up := readText(m.Raw, depth+1)
-			own.texts = merge(own.texts, up.texts)
-			own.codes = merge(own.codes, up.codes)
-			own.quotas = append(own.quotas, up.quotas...)
-			own.Type = cmp.Or(own.Type, up.Type)
-			own.Code = cmp.Or(own.Code, up.Code)
-			own.RetryAfter = cmp.Or(own.RetryAfter, up.RetryAfter)
-		}
+	own.Upstream = cmp.Or(own.Upstream, o.MetaProvider)
+	own.codes = appendNew(own.codes, o.MetaCode)
+	if o.MetaRaw != "" && depth < maxBodyDepth {
+		up := readText(o.MetaRaw, depth+1)
+		own.texts = merge(own.texts, up.texts)
+		own.codes = merge(own.codes, up.codes)
+		own.quotas = append(own.quotas, up.quotas...)
+		own.Type = cmp.Or(own.Type, up.Type)
+		own.Code = cmp.Or(own.Code, up.Code)
+		own.RetryAfter = cmp.Or(own.RetryAfter, up.RetryAfter)
 	}
 	own.object = own.found() // an object that says nothing is not an error object
 	return own
@@ -460,15 +630,12 @@ func readEmbedded(s string, depth int) ErrorBody {
 			continue
 		}
 		tries++
-		// A Decoder reads one value and says where it ended; the text after it is not its
-		// business.
-		var raw json.RawMessage
-		dec := json.NewDecoder(strings.NewReader(s[i:]))
+		r := jsonReader{s: s, i: i}
 		var o errorObject
-		if dec.Decode(&raw) != nil || !o.decode(raw) {
+		if o.decode(&r, 0); r.bad {
 			continue
 		}
-		end := i + int(dec.InputOffset())
+		end := r.i
 		if !o.envelope() {
 			continue
 		}
@@ -486,7 +653,7 @@ func readEmbedded(s string, depth int) ErrorBody {
 // argument object the prose happens to quote: it has an error or a failed_generation, or a
 // message with a type, code, status_code or param, or it is an "error" object.
 func (o *errorObject) envelope() bool {
-	if o.Error != nil || o.errorText != "" || o.FailedGeneration != nil {
+	if o.Error != nil || o.ErrorText != "" || o.HasGeneration {
 		return true
 	}
 	return o.Message != "" && (o.Type != "" || o.Code != "" || o.StatusCode != "" || o.Param != "" || o.Object == "error")
