@@ -99,40 +99,38 @@ func typed(err error) (Category, string) {
 			return NetworkError, "syscall." + name
 		}
 	}
-	if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
+	netErr, isNetErr := errors.AsType[net.Error](err)
+	switch {
+	case has[x509.UnknownAuthorityError](err):
 		return AuthFailed, "x509.UnknownAuthorityError"
-	}
-	if _, ok := errors.AsType[x509.HostnameError](err); ok {
+	case has[x509.HostnameError](err):
 		return AuthFailed, "x509.HostnameError"
-	}
-	if _, ok := errors.AsType[x509.CertificateInvalidError](err); ok {
+	case has[x509.CertificateInvalidError](err):
 		return AuthFailed, "x509.CertificateInvalidError"
-	}
-	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+	case has[*tls.CertificateVerificationError](err):
 		return AuthFailed, "*tls.CertificateVerificationError"
-	}
-	if e, ok := errors.AsType[net.Error](err); ok && e.Timeout() {
+	case isNetErr && netErr.Timeout():
 		return Timeout, "Timeout()"
-	}
-	if _, ok := errors.AsType[*net.DNSError](err); ok {
+	case has[*net.DNSError](err):
 		return NetworkError, "*net.DNSError"
-	}
-	if _, ok := errors.AsType[tls.RecordHeaderError](err); ok {
+	case has[tls.RecordHeaderError](err):
 		return NetworkError, "tls.RecordHeaderError"
-	}
-	if _, ok := errors.AsType[tls.AlertError](err); ok {
+	case has[tls.AlertError](err):
 		return NetworkError, "tls.AlertError"
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return NetworkError, "io.ErrUnexpectedEOF"
-	}
-	if _, ok := errors.AsType[*url.Error](err); ok && errors.Is(err, io.EOF) {
+	case has[*url.Error](err) && errors.Is(err, io.EOF):
 		return NetworkError, "io.EOF"
-	}
-	if _, ok := errors.AsType[*net.OpError](err); ok {
+	case has[*net.OpError](err):
 		return NetworkError, "*net.OpError"
 	}
 	return "", ""
+}
+
+// has reports whether err's chain holds an error of type T.
+func has[T error](err error) bool {
+	_, ok := errors.AsType[T](err)
+	return ok
 }
 
 // transportErrnos are the errnos of a connection that failed or broke, by name.
