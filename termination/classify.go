@@ -173,6 +173,9 @@ var transportErrnos = map[syscall.Errno]string{
 func providerEvidence(a *APIError) Classification {
 	b := a.body()
 	status := a.Status
+	if status < 100 || status >= 600 {
+		status = 0 // no HTTP status: neither its bucket nor its detail
+	}
 	if status < 400 && b.Status >= 400 {
 		status = b.Status
 	}
