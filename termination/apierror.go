@@ -64,11 +64,3 @@ func (e *APIError) Error() string {
 	}
 	return prefix + ": " + msg
 }
-
-// HTTPStatus returns the HTTP status.
-func (e *APIError) HTTPStatus() int {
-	if e == nil {
-		return 0
-	}
-	return e.Status
-}

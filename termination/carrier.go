@@ -43,6 +43,9 @@ func Replace(err error, r Reason) error {
 // category, which is the first written unless [Replace] overwrote it. A reason parked without
 // a category is not a classification and is passed over.
 func ReasonOf(err error) (Reason, bool) {
+	if _, ok := errors.AsType[*reasonError](err); !ok {
+		return Reason{}, false // the common case, without the probe's allocation
+	}
 	var found Reason
 	ok := errors.Is(err, reasonProbe{&found})
 	return found, ok

@@ -1,6 +1,7 @@
 package termination
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -91,68 +92,52 @@ func typed(err error) (Category, string) {
 		return Timeout, "os.ErrDeadlineExceeded"
 	}
 	if e, ok := errors.AsType[syscall.Errno](err); ok {
-		switch e {
-		case syscall.ETIMEDOUT:
+		if e == syscall.ETIMEDOUT {
 			return Timeout, "syscall.ETIMEDOUT"
-		case syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE,
-			syscall.ENETRESET, syscall.ENETUNREACH, syscall.EHOSTUNREACH, syscall.ENETDOWN:
-			return NetworkError, "syscall." + errnoName(e)
+		}
+		if name := transportErrnos[e]; name != "" {
+			return NetworkError, "syscall." + name
 		}
 	}
-	if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
+	netErr, isNetErr := errors.AsType[net.Error](err)
+	switch {
+	case has[x509.UnknownAuthorityError](err):
 		return AuthFailed, "x509.UnknownAuthorityError"
-	}
-	if _, ok := errors.AsType[x509.HostnameError](err); ok {
+	case has[x509.HostnameError](err):
 		return AuthFailed, "x509.HostnameError"
-	}
-	if _, ok := errors.AsType[x509.CertificateInvalidError](err); ok {
+	case has[x509.CertificateInvalidError](err):
 		return AuthFailed, "x509.CertificateInvalidError"
-	}
-	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+	case has[*tls.CertificateVerificationError](err):
 		return AuthFailed, "*tls.CertificateVerificationError"
-	}
-	if e, ok := errors.AsType[net.Error](err); ok && e.Timeout() {
+	case isNetErr && netErr.Timeout():
 		return Timeout, "Timeout()"
-	}
-	if _, ok := errors.AsType[*net.DNSError](err); ok {
+	case has[*net.DNSError](err):
 		return NetworkError, "*net.DNSError"
-	}
-	if _, ok := errors.AsType[tls.RecordHeaderError](err); ok {
+	case has[tls.RecordHeaderError](err):
 		return NetworkError, "tls.RecordHeaderError"
-	}
-	if _, ok := errors.AsType[tls.AlertError](err); ok {
+	case has[tls.AlertError](err):
 		return NetworkError, "tls.AlertError"
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
+	case errors.Is(err, io.ErrUnexpectedEOF):
 		return NetworkError, "io.ErrUnexpectedEOF"
-	}
-	if _, ok := errors.AsType[*url.Error](err); ok && errors.Is(err, io.EOF) {
+	case has[*url.Error](err) && errors.Is(err, io.EOF):
 		return NetworkError, "io.EOF"
-	}
-	if _, ok := errors.AsType[*net.OpError](err); ok {
+	case has[*net.OpError](err):
 		return NetworkError, "*net.OpError"
 	}
 	return "", ""
 }
 
-func errnoName(e syscall.Errno) string {
-	switch e {
-	case syscall.ECONNRESET:
-		return "ECONNRESET"
-	case syscall.ECONNREFUSED:
-		return "ECONNREFUSED"
-	case syscall.ECONNABORTED:
-		return "ECONNABORTED"
-	case syscall.EPIPE:
-		return "EPIPE"
-	case syscall.ENETRESET:
-		return "ENETRESET"
-	case syscall.ENETUNREACH:
-		return "ENETUNREACH"
-	case syscall.EHOSTUNREACH:
-		return "EHOSTUNREACH"
-	}
-	return "ENETDOWN"
+// has reports whether err's chain holds an error of type T.
+func has[T error](err error) bool {
+	_, ok := errors.AsType[T](err)
+	return ok
+}
+
+// transportErrnos are the errnos of a connection that failed or broke, by name.
+var transportErrnos = map[syscall.Errno]string{
+	syscall.ECONNRESET: "ECONNRESET", syscall.ECONNREFUSED: "ECONNREFUSED", syscall.ECONNABORTED: "ECONNABORTED",
+	syscall.EPIPE: "EPIPE", syscall.ENETRESET: "ENETRESET", syscall.ENETUNREACH: "ENETUNREACH",
+	syscall.EHOSTUNREACH: "EHOSTUNREACH", syscall.ENETDOWN: "ENETDOWN",
 }
 
 // providerEvidence classifies a provider's error. Status, class name, type and code come first;
@@ -188,6 +173,9 @@ func errnoName(e syscall.Errno) string {
 func providerEvidence(a *APIError) Classification {
 	b := a.body()
 	status := a.Status
+	if status < 100 || status >= 600 {
+		status = 0 // no HTTP status: neither its bucket nor its detail
+	}
 	if status < 400 && b.Status >= 400 {
 		status = b.Status
 	}
@@ -197,11 +185,9 @@ func providerEvidence(a *APIError) Classification {
 		}
 	}
 	f := readFeatures(a, &b)
-	c := Classification{Provider: a.Provider, RetryAfter: firstDuration(a.RetryAfter, b.RetryAfter)}
-	// feature names what decided, for this code's reader; the detail is the status, else
-	// the class name, as the caller gave them.
-	say := func(cat Category, feature string) Classification {
-		_ = feature
+	c := Classification{Provider: a.Provider, RetryAfter: cmp.Or(a.RetryAfter, b.RetryAfter)}
+	// The detail is the status, else the class name, as the caller gave them.
+	say := func(cat Category) Classification {
 		c.Category, c.Detail = cat, a.Name
 		if status >= 100 && status < 600 {
 			c.Detail = strconv.Itoa(status)
@@ -210,81 +196,81 @@ func providerEvidence(a *APIError) Classification {
 	}
 	switch a.Name {
 	case "ContextOverflowError":
-		return say(ContextOverflow, a.Name)
+		return say(ContextOverflow)
 	case "GraphInterrupt":
-		return say(Suspended, a.Name)
+		return say(Suspended)
 	case "ToolException":
-		return say(ToolError, a.Name)
+		return say(ToolError)
 	case "GraphRecursionError":
-		return say(RecursionLimit, a.Name)
+		return say(RecursionLimit)
 	}
 	switch {
 	case f.recursion():
-		return say(RecursionLimit, "recursion limit")
+		return say(RecursionLimit)
 	case status == 413 || f.requestExceedsLimit():
-		return say(ContextOverflow, "overflow")
+		return say(ContextOverflow)
 	case status == 402 || f.billing(a.Provider, b.quotas):
-		return say(AuthFailed, "billing")
+		return say(AuthFailed)
 	case f.overflow(status):
-		return say(ContextOverflow, "overflow")
+		return say(ContextOverflow)
 	case f.filter() || (!b.object && bodyRefusal(a.Body)):
-		return say(ContentRefusal, "filter")
+		return say(ContentRefusal)
 	case f.abort():
-		return say(Cancelled, "abort")
+		return say(Cancelled)
 	}
 	switch status {
 	case 429:
-		return say(RateLimited, "")
+		return say(RateLimited)
 	case 401, 403, 407:
-		return say(AuthFailed, "")
+		return say(AuthFailed)
 	case 499:
-		return say(Cancelled, "")
+		return say(Cancelled)
 	case 408, 504, 524, 598:
-		return say(Timeout, "")
+		return say(Timeout)
 	case 404:
-		return say(InvalidRequest, "")
+		return say(InvalidRequest)
 	}
 	switch {
 	case f.timeout() && !f.streamCut():
-		return say(Timeout, "timeout")
+		return say(Timeout)
 	case status >= 500 && f.rate():
-		return say(RateLimited, "rate")
+		return say(RateLimited)
 	case status >= 500:
-		return say(ProviderError, "")
+		return say(ProviderError)
 	case status >= 400 && f.credentials():
-		return say(AuthFailed, "credentials")
+		return say(AuthFailed)
 	case status >= 400:
-		return say(InvalidRequest, "")
+		return say(InvalidRequest)
 	case f.rate() && !f.transport():
-		return say(RateLimited, "rate")
+		return say(RateLimited)
 	case f.streamCut():
-		return say(StreamCut, "stream cut")
+		return say(StreamCut)
 	case f.untrusted():
-		return say(AuthFailed, "certificate")
+		return say(AuthFailed)
 	case f.credentials():
-		return say(AuthFailed, "credentials")
+		return say(AuthFailed)
 	case f.transport():
-		return say(NetworkError, "transport")
+		return say(NetworkError)
 	case f.rate():
-		return say(RateLimited, "rate")
+		return say(RateLimited)
 	case f.noModel():
-		return say(InvalidRequest, "model not found")
+		return say(InvalidRequest)
 	case f.empty():
-		return say(EmptyResponse, "empty")
+		return say(EmptyResponse)
 	case f.truncated():
-		return say(OutputTruncated, "truncated")
+		return say(OutputTruncated)
 	case f.providerFault():
-		return say(ProviderError, "provider fault")
+		return say(ProviderError)
 	case f.invalid():
-		return say(InvalidRequest, "invalid")
+		return say(InvalidRequest)
 	}
-	return say(Unknown, a.Name)
+	return say(Unknown)
 }
 
 // bodyRefusal reports whether the body is a response whose own stop metadata says the
 // provider refused (a Gemini promptFeedback.blockReason in a 200).
 func bodyRefusal(body string) bool {
-	if firstByte([]byte(body)) != '{' {
+	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
 		return false
 	}
 	var v any
@@ -325,7 +311,7 @@ func statusInText(msg string) int {
 		if n == 0 {
 			continue
 		}
-		if t := statusText(n); t != "" && strings.HasPrefix(strings.Join(ws[i+1:min(i+5, len(ws))], " ")+" ", t+" ") {
+		if t := statusTexts[n]; t != "" && strings.HasPrefix(strings.Join(ws[i+1:min(i+5, len(ws))], " ")+" ", t+" ") {
 			return n
 		}
 	}
@@ -350,89 +336,19 @@ func isNumber(w string) bool {
 	return w != ""
 }
 
-// statusText is the reason phrase of a 4xx or 5xx status as net/http names it, in words; ""
-// for a status it does not name.
-func statusText(n int) string {
-	switch n {
-	case 400:
-		return "bad request"
-	case 401:
-		return "unauthorized"
-	case 402:
-		return "payment required"
-	case 403:
-		return "forbidden"
-	case 404:
-		return "not found"
-	case 405:
-		return "method not allowed"
-	case 406:
-		return "not acceptable"
-	case 407:
-		return "proxy authentication required"
-	case 408:
-		return "request timeout"
-	case 409:
-		return "conflict"
-	case 410:
-		return "gone"
-	case 411:
-		return "length required"
-	case 412:
-		return "precondition failed"
-	case 413:
-		return "request entity too large"
-	case 414:
-		return "request uri too long"
-	case 415:
-		return "unsupported media type"
-	case 422:
-		return "unprocessable entity"
-	case 423:
-		return "locked"
-	case 424:
-		return "failed dependency"
-	case 425:
-		return "too early"
-	case 426:
-		return "upgrade required"
-	case 428:
-		return "precondition required"
-	case 429:
-		return "too many requests"
-	case 431:
-		return "request header fields too large"
-	case 451:
-		return "unavailable for legal reasons"
-	case 500:
-		return "internal server error"
-	case 501:
-		return "not implemented"
-	case 502:
-		return "bad gateway"
-	case 503:
-		return "service unavailable"
-	case 504:
-		return "gateway timeout"
-	case 505:
-		return "http version not supported"
-	case 507:
-		return "insufficient storage"
-	case 508:
-		return "loop detected"
-	case 511:
-		return "network authentication required"
-	}
-	return ""
-}
-
-func firstDuration[T ~int64](ds ...T) T {
-	for _, d := range ds {
-		if d > 0 {
-			return d
-		}
-	}
-	return 0
+// statusTexts are the reason phrases of the 4xx and 5xx statuses as net/http names them, in
+// words (the termination package stays free of net/http).
+var statusTexts = map[int]string{
+	400: "bad request", 401: "unauthorized", 402: "payment required", 403: "forbidden", 404: "not found",
+	405: "method not allowed", 406: "not acceptable", 407: "proxy authentication required",
+	408: "request timeout", 409: "conflict", 410: "gone", 411: "length required", 412: "precondition failed",
+	413: "request entity too large", 414: "request uri too long", 415: "unsupported media type",
+	422: "unprocessable entity", 423: "locked", 424: "failed dependency", 425: "too early",
+	426: "upgrade required", 428: "precondition required", 429: "too many requests",
+	431: "request header fields too large", 451: "unavailable for legal reasons",
+	500: "internal server error", 501: "not implemented", 502: "bad gateway", 503: "service unavailable",
+	504: "gateway timeout", 505: "http version not supported", 507: "insufficient storage",
+	508: "loop detected", 511: "network authentication required",
 }
 
 // ErrContextOverflow is the typed context overflow: the prompt and history did not fit the

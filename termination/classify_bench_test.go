@@ -86,3 +86,16 @@ func BenchmarkParseErrorBody(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkClassifyBody is a provider error end to end, as a model call meets it: its body read
+// by ParseErrorBody, then classified. ns/op is per body of the fixture corpus, round-robin.
+func BenchmarkClassifyBody(b *testing.B) {
+	fixtures := clsReadFixtures(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		f := fixtures[i%len(fixtures)]
+		Classify(ParseErrorBody(f.provider, f.status, f.body))
+		i++
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // ErrorBody is what a provider's error response says, read from whatever shape it arrived in.
@@ -71,11 +70,19 @@ func (e ErrorBody) over(inner ErrorBody) ErrorBody {
 	if e.Upstream == "" {
 		e.Upstream = inner.Upstream
 	}
-	e.texts = appendNew(e.texts, inner.texts...)
-	e.codes = appendNew(e.codes, inner.codes...)
+	e.texts = merge(e.texts, inner.texts)
+	e.codes = merge(e.codes, inner.codes)
 	e.quotas = append(e.quotas, inner.quotas...)
 	e.object = e.object || inner.object
 	return e
+}
+
+// merge is appendNew(dst, add...), without a copy when dst is empty.
+func merge(dst, add []string) []string {
+	if len(dst) == 0 {
+		return add
+	}
+	return appendNew(dst, add...)
 }
 
 // appendNew appends the non-empty strings of add that dst does not hold yet.
@@ -132,17 +139,15 @@ func ReadErrorBody(body string) ErrorBody {
 	return e
 }
 
+// readText reads one body, or a text found inside one, depth wrappers deep.
 func readText(s string, depth int) ErrorBody {
 	s = strings.TrimSpace(s)
 	if s == "" || depth > maxBodyDepth {
 		return ErrorBody{}
 	}
-	if s[0] == '{' || s[0] == '[' || s[0] == '"' {
-		if e, ok := readJSON([]byte(s), depth); ok {
-			if e.found() {
-				return e
-			}
-		}
+	if e, ok := readJSON(s, depth); ok {
+		// JSON is data: what its error fields say, or nothing. Its key names are never prose.
+		return e
 	}
 	if strings.IndexByte(s, '{') >= 0 {
 		if e := readEmbedded(s, depth); e.found() {
@@ -164,143 +169,373 @@ func readText(s string, depth int) ErrorBody {
 			return e
 		}
 	}
-	m := plainMessage(s)
+	m := s // plain text, cut on a rune boundary at maxPlainMessage bytes
+	if len(m) > maxPlainMessage {
+		m = strings.ToValidUTF8(m[:maxPlainMessage], "") + "…"
+	}
 	return ErrorBody{Message: m, texts: []string{m}}
 }
 
-// plainMessage is the Message of a body that is not JSON: its text, cut on a rune boundary at
-// maxPlainMessage bytes.
-func plainMessage(s string) string {
-	if len(s) <= maxPlainMessage {
-		return s
-	}
-	cut := maxPlainMessage
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// readJSON reads one JSON value, with one Unmarshal for the shape its first byte names: an
-// object, a string holding a body, or an array whose first readable element is the error
-// (Gemini's stream). ok is false when it is not JSON.
-func readJSON(v []byte, depth int) (ErrorBody, bool) {
-	switch firstByte(v) {
+// readJSON reads s when it is one JSON value: an object, a string holding a body, or an array
+// whose first readable element is the error (Gemini's stream). ok is false when it is not JSON.
+func readJSON(s string, depth int) (ErrorBody, bool) {
+	r := jsonReader{s: s}
+	var o errorObject
+	var list []errorObject
+	var str string
+	switch s[0] {
 	case '{':
-		var o errorObject
-		if err := json.Unmarshal(v, &o); err != nil {
-			return ErrorBody{}, false
-		}
+		o.decode(&r, 0)
+	case '"':
+		str = r.str(true)
+	case '[':
+		r.elements(0, func() {
+			if r.peek() != '{' {
+				r.skip(1)
+				return
+			}
+			list = append(list, errorObject{})
+			list[len(list)-1].decode(&r, 1)
+		})
+	default:
+		return ErrorBody{}, false
+	}
+	if r.peek(); r.bad || r.i != len(s) {
+		return ErrorBody{}, false
+	}
+	switch s[0] {
+	case '{':
 		return o.read(depth), true
 	case '"':
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return ErrorBody{}, false
-		}
-		return readText(s, depth+1), true
-	case '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(v, &items); err != nil {
-			return ErrorBody{}, false
-		}
-		for _, it := range items {
-			if e, _ := readJSON(it, depth+1); e.found() {
-				return e, true
-			}
-		}
-		return ErrorBody{}, true
+		return readText(str, depth+1), true
 	}
-	return ErrorBody{}, false
+	var first ErrorBody // the first element that says anything, else the first
+	for i := range list {
+		e := list[i].read(depth + 1)
+		if e.found() {
+			return e, true
+		}
+		if i == 0 {
+			first = e
+		}
+	}
+	return first, true
 }
 
-func firstByte(v []byte) byte {
-	for _, c := range v {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
+// errorObject is one error object, in the union of the providers' shapes; every member is read
+// as text, whatever a provider wrote it as ([jsonReader.text]).
+type errorObject struct {
+	Message, Detail, Type, Code, Status, StatusCode, AWSType, ErrorCode, Object, Param, Reason string
+	// InnerCode is Azure's innererror.code; BaseCode and BaseMsg are MiniMax's base_resp
+	// status, on a 200 response as well.
+	InnerCode, BaseCode, BaseMsg string
+	// Error is the nested error object (OpenAI, Anthropic, Google and their kin), ErrorText the
+	// error when it is a string (Ollama); Data an event's data holding the error.
+	Error, Data *errorObject
+	ErrorText   string
+	Errors      []errorObject
+	// Details are Google's ErrorInfo reasons, RetryInfo delays and QuotaFailure ids.
+	Details []googleDetail
+	// OpenRouter's metadata: the upstream's raw body, its name and its code.
+	MetaRaw, MetaProvider, MetaCode string
+	// Generation is Groq's failed_generation: a string, or the JSON as it came.
+	Generation    string
+	HasGeneration bool
+}
+
+type googleDetail struct {
+	Reason, RetryDelay string
+	Quotas             []string
+}
+
+// decode reads one error object, r at its '{': the members an error object has, matched
+// case-insensitively as encoding/json matches them; the rest are skipped.
+func (o *errorObject) decode(r *jsonReader, depth int) {
+	r.members(depth, func(key string) {
+		var dst *string
+		switch key {
+		case "message", "errormessage": // errorMessage: AWS Lambda, the AWS SDK for JavaScript
+			dst = &o.Message
+		case "detail": // FastAPI (a list of objects), some gateways
+			dst = &o.Detail
+		case "type":
+			dst = &o.Type
+		case "code":
+			dst = &o.Code
+		case "status":
+			dst = &o.Status
+		case "status_code", "statuscode":
+			dst = &o.StatusCode
+		case "__type", "errortype":
+			dst = &o.AWSType
+		case "error_code":
+			dst = &o.ErrorCode
+		case "object":
+			dst = &o.Object
+		case "param":
+			dst = &o.Param
+		case "reason": // Google's errors[].reason
+			dst = &o.Reason
+		case "error", "data":
+			if r.peek() == '"' && key == "error" {
+				o.ErrorText = cmp.Or(o.ErrorText, strings.TrimSpace(r.str(true)))
+			} else if r.peek() != '{' {
+				r.skip(depth)
+			} else if n := new(errorObject); key == "error" {
+				n.decode(r, depth+1)
+				o.Error = cmp.Or(o.Error, n)
+			} else {
+				n.decode(r, depth+1)
+				o.Data = n
+			}
+		case "errors":
+			r.elements(depth, func() {
+				o.Errors = append(o.Errors, errorObject{})
+				o.Errors[len(o.Errors)-1].decode(r, depth+1)
+			})
+		case "details":
+			r.elements(depth, func() {
+				var d googleDetail
+				r.members(depth+1, func(k string) {
+					switch k {
+					case "reason":
+						d.Reason = r.text(depth + 1)
+					case "retrydelay":
+						d.RetryDelay = r.text(depth + 1)
+					case "violations":
+						r.elements(depth+1, func() {
+							r.members(depth+2, func(k string) {
+								if k == "quotaid" || k == "quotametric" {
+									d.Quotas = append(d.Quotas, r.text(depth+2))
+								} else {
+									r.skip(depth + 2)
+								}
+							})
+						})
+					default:
+						r.skip(depth + 1)
+					}
+				})
+				o.Details = append(o.Details, d)
+			})
+		case "innererror", "base_resp", "metadata":
+			r.members(depth, func(k string) {
+				var dst *string
+				switch key + "." + k {
+				case "innererror.code":
+					dst = &o.InnerCode
+				case "base_resp.status_code":
+					dst = &o.BaseCode
+				case "base_resp.status_msg":
+					dst = &o.BaseMsg
+				case "metadata.raw":
+					dst = &o.MetaRaw
+				case "metadata.provider_name":
+					dst = &o.MetaProvider
+				case "metadata.provider_error_code":
+					dst = &o.MetaCode
+				}
+				if dst == nil {
+					r.skip(depth + 1)
+				} else {
+					*dst = r.text(depth + 1)
+				}
+			})
+		case "failed_generation":
+			switch start := r.i; r.peek() {
+			case '"':
+				o.Generation, o.HasGeneration = r.str(true), true
+			case 'n':
+				r.skip(depth)
+			default:
+				r.skip(depth)
+				o.Generation, o.HasGeneration = strings.TrimSpace(r.s[start:r.i]), true
+			}
+		default:
+			r.skip(depth)
 		}
-		return c
+		if dst != nil {
+			*dst = cmp.Or(*dst, r.text(depth))
+		}
+	})
+}
+
+// jsonReader reads one JSON text, strictly enough to tell JSON from prose, and takes from it
+// only what the caller asks for: each value is read as text or skipped, never built into a
+// tree, and a string without escapes is a slice of the input. After a syntax error bad is set
+// and every read returns nothing.
+type jsonReader struct {
+	s   string
+	i   int
+	bad bool
+}
+
+// maxJSONDepth bounds the nesting a jsonReader follows; deeper is read as not JSON.
+const maxJSONDepth = 64
+
+func (r *jsonReader) fail() { r.bad, r.i = true, len(r.s) }
+
+// peek skips white space and returns the next byte; 0 at the end.
+func (r *jsonReader) peek() byte {
+	for ; r.i < len(r.s); r.i++ {
+		if c := r.s[r.i]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
 	}
 	return 0
 }
 
-// errorObject is one error object, in the union of the providers' shapes: the fields a
-// provider may write as a string, a number or a list are `any` and read by textOf; "error"
-// is an object (OpenAI, Anthropic, Google and their kin) or a string (Ollama), read by its
-// first byte.
-type errorObject struct {
-	Message    any             `json:"message"`
-	MessageCap any             `json:"Message"` // AWS
-	Detail     any             `json:"detail"`  // FastAPI, some gateways
-	Type       any             `json:"type"`
-	Code       any             `json:"code"`
-	Status     any             `json:"status"`
-	StatusCode any             `json:"status_code"`
-	StatusCam  any             `json:"statusCode"`
-	AWSType    any             `json:"__type"`
-	ErrorCode  any             `json:"error_code"`
-	Object     any             `json:"object"`
-	Param      any             `json:"param"`
-	Reason     any             `json:"reason"` // Google's errors[].reason
-	Error      json.RawMessage `json:"error"`
-	ErrorCap   json.RawMessage `json:"Error"` // botocore's {"Error":{"Message","Code"}}
-	Data       json.RawMessage `json:"data"`  // an event whose data holds the error
-	Errors     []errorObject   `json:"errors"`
-	Details    json.RawMessage `json:"details"`
-	Inner      *struct {
-		Code any `json:"code"`
-	} `json:"innererror"`
-	Metadata *struct {
-		Raw          any `json:"raw"`
-		ProviderName any `json:"provider_name"`
-		ProviderCode any `json:"provider_error_code"`
-	} `json:"metadata"`
-	FailedGeneration json.RawMessage `json:"failed_generation"`
+// str reads a string, r at its opening quote; decoded, when asked, by encoding/json if it
+// holds an escape.
+func (r *jsonReader) str(decode bool) string {
+	start, escaped := r.i, false
+	for j := start + 1; j < len(r.s); j++ {
+		switch c := r.s[j]; {
+		case c == '"':
+			r.i = j + 1
+			if !escaped || !decode {
+				return r.s[start+1 : j]
+			}
+			var out string
+			if json.Unmarshal([]byte(r.s[start:j+1]), &out) != nil {
+				r.fail()
+			}
+			return out
+		case c == '\\':
+			escaped = true
+			j++
+		case c < ' ':
+			r.fail()
+			return ""
+		}
+	}
+	r.fail()
+	return ""
 }
 
-// googleDetail is one element of a Google error's details: an ErrorInfo reason, a RetryInfo
-// delay or a QuotaFailure's violations.
-type googleDetail struct {
-	Reason     any `json:"reason"`
-	RetryDelay any `json:"retryDelay"`
-	ErrorCode  any `json:"error_code"` // Anthropic's details object
-	Violations []struct {
-		QuotaID     any `json:"quotaId"`
-		QuotaMetric any `json:"quotaMetric"`
-	} `json:"violations"`
+// members reads an object, calling member with each key, lower-cased, when r is at its value;
+// member reads or skips the value. A value that is not an object is skipped.
+func (r *jsonReader) members(depth int, member func(key string)) {
+	r.list(depth, '{', '}', func() {
+		if r.peek() != '"' {
+			r.fail()
+			return
+		}
+		key := strings.ToLower(r.str(true))
+		if r.peek() != ':' {
+			r.fail()
+			return
+		}
+		r.i++
+		member(key)
+	})
 }
 
-// textOf is a decoded JSON value read as text: a string as it is (trimmed), a number or
-// boolean as its literal, a list as its elements' texts joined by "; ", an object as its msg,
-// message or detail.
-func textOf(v any) string {
-	switch v := v.(type) {
-	case string:
-		return strings.TrimSpace(v)
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(v)
-	case []any:
+// elements reads an array, calling element when r is at each element; element reads or skips
+// it. A value that is not an array is skipped.
+func (r *jsonReader) elements(depth int, element func()) { r.list(depth, '[', ']', element) }
+
+func (r *jsonReader) list(depth int, open, close byte, item func()) {
+	if r.peek() != open {
+		r.skip(depth)
+		return
+	}
+	if depth > maxJSONDepth {
+		r.fail()
+		return
+	}
+	r.i++
+	if r.peek() == close {
+		r.i++
+		return
+	}
+	for !r.bad {
+		item()
+		switch r.peek() {
+		case ',':
+			r.i++
+		case close:
+			r.i++
+			return
+		default:
+			r.fail()
+		}
+	}
+}
+
+// skip reads one value and drops it.
+func (r *jsonReader) skip(depth int) {
+	switch r.peek() {
+	case '"':
+		r.str(false)
+	case '{':
+		r.members(depth+1, func(string) { r.skip(depth + 1) })
+	case '[':
+		r.elements(depth+1, func() { r.skip(depth + 1) })
+	default:
+		r.literal()
+	}
+}
+
+// literal reads a number, true, false or null, and returns it as written ("" for null).
+func (r *jsonReader) literal() string {
+	start := r.i
+	for r.i < len(r.s) && strings.IndexByte("+-.0123456789Eaeflnrstu", r.s[r.i]) >= 0 {
+		r.i++
+	}
+	switch lit := r.s[start:r.i]; {
+	case lit == "null":
+		return ""
+	case lit == "true", lit == "false", lit != "" && (lit[0] == '-' || '0' <= lit[0] && lit[0] <= '9'):
+		return lit
+	}
+	r.fail()
+	return ""
+}
+
+// text reads any value as text: a string as it is (trimmed), a number or boolean as written, a
+// list as its elements' texts joined by "; ", an object as its msg, message or detail.
+func (r *jsonReader) text(depth int) string {
+	switch r.peek() {
+	case '"':
+		return strings.TrimSpace(r.str(true))
+	case '{':
+		var msg, message, detail string
+		r.members(depth+1, func(k string) {
+			switch k {
+			case "msg":
+				msg = r.text(depth + 1)
+			case "message":
+				message = r.text(depth + 1)
+			case "detail":
+				detail = r.text(depth + 1)
+			default:
+				r.skip(depth + 1)
+			}
+		})
+		return cmp.Or(msg, message, detail)
+	case '[':
 		var parts []string
-		for _, it := range v {
-			if t := textOf(it); t != "" {
+		r.elements(depth+1, func() {
+			if t := r.text(depth + 1); t != "" {
 				parts = append(parts, t)
 			}
-		}
+		})
 		return strings.Join(parts, "; ")
-	case map[string]any:
-		return cmp.Or(textOf(v["msg"]), textOf(v["message"]), textOf(v["detail"]))
 	}
-	return ""
+	return r.literal()
 }
 
 // read reads the object and whatever it wraps.
 func (o *errorObject) read(depth int) ErrorBody {
 	var own ErrorBody
 	own.object = true
-	own.Message = cmp.Or(textOf(o.Message), textOf(o.MessageCap), textOf(o.Detail))
-	typ, awsType, code := textOf(o.Type), textOf(o.AWSType), textOf(o.Code)
+	own.Message = cmp.Or(o.Message, o.Detail)
+	typ, awsType, code := o.Type, o.AWSType, o.Code
+	if o.BaseCode != "" && o.BaseCode != "0" {
+		own.Message = cmp.Or(own.Message, o.BaseMsg)
+		code = cmp.Or(code, o.BaseCode)
+	}
 	if typ == "error" {
 		typ = "" // Anthropic's constant envelope type
 	}
@@ -310,62 +545,48 @@ func (o *errorObject) read(depth int) ErrorBody {
 		own.Status = n
 		own.Code = ""
 	}
-	status := textOf(o.Status)
-	if n := firstNonZero(statusNumber(status), statusNumber(textOf(o.StatusCode)), statusNumber(textOf(o.StatusCam))); n != 0 && own.Status == 0 {
-		own.Status = n
+	status := o.Status
+	if own.Status == 0 {
+		own.Status = cmp.Or(statusNumber(status), statusNumber(o.StatusCode))
 	}
-	own.codes = appendNew(nil, typ, awsType, code, textOf(o.ErrorCode))
+	own.codes = appendNew(nil, typ, awsType, code, o.ErrorCode)
 	if statusNumber(status) == 0 {
 		if own.Type == "" {
 			own.Type = status // Google's status, RESOURCE_EXHAUSTED
 		}
 		own.codes = appendNew(own.codes, status)
 	}
-	if fg := o.FailedGeneration; len(fg) > 0 && string(fg) != "null" {
-		own.HasGeneration = true
-		var s string
-		if json.Unmarshal(fg, &s) == nil {
-			own.Generation = s
-		} else {
-			own.Generation = string(fg)
+	own.Generation, own.HasGeneration = o.Generation, o.HasGeneration
+	own.codes = appendNew(own.codes, o.InnerCode)
+	for _, d := range o.Details {
+		own.codes = appendNew(own.codes, d.Reason)
+		own.Code = cmp.Or(own.Code, d.Reason)
+		if dl, ok := parseDelay(d.RetryDelay); ok && own.RetryAfter == 0 {
+			own.RetryAfter = dl
 		}
+		own.quotas = appendNew(own.quotas, d.Quotas...)
 	}
-	if o.Inner != nil {
-		own.codes = appendNew(own.codes, textOf(o.Inner.Code))
-	}
-	o.readDetails(&own)
 	for i := range o.Errors {
-		m := textOf(o.Errors[i].Message)
-		own.texts = appendNew(own.texts, m)
-		own.codes = appendNew(own.codes, textOf(o.Errors[i].Code), textOf(o.Errors[i].Type), textOf(o.Errors[i].Reason))
-		if own.Message == "" {
-			own.Message = m
-		}
+		own.Message = cmp.Or(own.Message, o.Errors[i].Message)
 	}
-	own.texts = appendNew(appendNew(nil, own.Message), own.texts...)
+	own.texts = appendNew(nil, own.Message)
+	for i := range o.Errors {
+		e := &o.Errors[i]
+		own.texts = appendNew(own.texts, e.Message)
+		own.codes = appendNew(own.codes, e.Code, e.Type, e.Reason)
+	}
 
 	var inner ErrorBody
-	if len(o.Error) == 0 {
-		o.Error = o.ErrorCap
-	}
-	if len(o.Error) == 0 && firstByte(o.Data) == '{' && own.Message == "" {
-		o.Error = o.Data
-	}
-	switch firstByte(o.Error) {
-	case '{', '[':
-		if depth < maxBodyDepth {
-			inner, _ = readJSON(o.Error, depth+1)
-		}
-	case '"':
-		var s string
-		_ = json.Unmarshal(o.Error, &s)
-		s = strings.TrimSpace(s)
-		if own.Message == "" && !strings.ContainsRune(s, '{') {
-			own.Message = s
-			own.texts = appendNew(own.texts, s)
+	switch nested := cmp.Or(o.Error, o.Data); {
+	case o.ErrorText != "":
+		if own.Message == "" && !strings.ContainsRune(o.ErrorText, '{') {
+			own.Message = o.ErrorText
+			own.texts = appendNew(own.texts, o.ErrorText)
 		} else {
-			inner = readText(s, depth+1)
+			inner = readText(o.ErrorText, depth+1)
 		}
+	case nested != nil && (nested != o.Data || own.Message == "") && depth < maxBodyDepth:
+		inner = nested.read(depth + 1)
 	}
 	if strings.ContainsRune(own.Message, '{') {
 		if e := readText(own.Message, depth+1); e.found() && e.Message != own.Message {
@@ -373,54 +594,19 @@ func (o *errorObject) read(depth int) ErrorBody {
 		}
 	}
 	own = own.over(inner)
-	if m := o.Metadata; m != nil {
-		own.Upstream = cmp.Or(own.Upstream, textOf(m.ProviderName))
-		own.codes = appendNew(own.codes, textOf(m.ProviderCode))
-		if raw := textOf(m.Raw); raw != "" && depth < maxBodyDepth {
-			up := readText(raw, depth+1)
-			own.texts = appendNew(own.texts, up.texts...)
-			own.codes = appendNew(own.codes, up.codes...)
-			own.quotas = append(own.quotas, up.quotas...)
-			if own.Type == "" {
-				own.Type = up.Type
-			}
-			if own.Code == "" {
-				own.Code = up.Code
-			}
-			if own.RetryAfter == 0 {
-				own.RetryAfter = up.RetryAfter
-			}
-		}
+	own.Upstream = cmp.Or(own.Upstream, o.MetaProvider)
+	own.codes = appendNew(own.codes, o.MetaCode)
+	if o.MetaRaw != "" && depth < maxBodyDepth {
+		up := readText(o.MetaRaw, depth+1)
+		own.texts = merge(own.texts, up.texts)
+		own.codes = merge(own.codes, up.codes)
+		own.quotas = append(own.quotas, up.quotas...)
+		own.Type = cmp.Or(own.Type, up.Type)
+		own.Code = cmp.Or(own.Code, up.Code)
+		own.RetryAfter = cmp.Or(own.RetryAfter, up.RetryAfter)
 	}
+	own.object = own.found() // an object that says nothing is not an error object
 	return own
-}
-
-// readDetails reads a Google details array (reasons, retry delay, quota violations) or an
-// Anthropic details object (error_code).
-func (o *errorObject) readDetails(own *ErrorBody) {
-	var list []googleDetail
-	switch firstByte(o.Details) {
-	case '[':
-		_ = json.Unmarshal(o.Details, &list)
-	case '{':
-		var d googleDetail
-		if json.Unmarshal(o.Details, &d) == nil {
-			list = append(list, d)
-		}
-	}
-	for _, d := range list {
-		reason, code := textOf(d.Reason), textOf(d.ErrorCode)
-		own.codes = appendNew(own.codes, reason, code)
-		if own.Code == "" {
-			own.Code = cmp.Or(reason, code)
-		}
-		if dl, ok := parseDelay(textOf(d.RetryDelay)); ok && own.RetryAfter == 0 {
-			own.RetryAfter = dl
-		}
-		for _, v := range d.Violations {
-			own.quotas = appendNew(own.quotas, textOf(v.QuotaID), textOf(v.QuotaMetric))
-		}
-	}
 }
 
 // statusNumber is s as an HTTP status when it is a three-digit number in [100, 600).
@@ -435,15 +621,6 @@ func statusNumber(s string) int {
 	return n
 }
 
-func firstNonZero(ns ...int) int {
-	for _, n := range ns {
-		if n != 0 {
-			return n
-		}
-	}
-	return 0
-}
-
 // readEmbedded finds the first JSON error object inside surrounding text (an SSE event, a
 // client library's "Error code: 400 - {...}").
 func readEmbedded(s string, depth int) ErrorBody {
@@ -453,12 +630,13 @@ func readEmbedded(s string, depth int) ErrorBody {
 			continue
 		}
 		tries++
-		end := matchJSONObject(s, i)
-		if end < 0 {
+		r := jsonReader{s: s, i: i}
+		var o errorObject
+		if o.decode(&r, 0); r.bad {
 			continue
 		}
-		var o errorObject
-		if json.Unmarshal([]byte(s[i:end]), &o) != nil || !o.envelope() {
+		end := r.i
+		if !o.envelope() {
 			continue
 		}
 		if e := o.read(depth + 1); e.found() {
@@ -475,44 +653,10 @@ func readEmbedded(s string, depth int) ErrorBody {
 // argument object the prose happens to quote: it has an error or a failed_generation, or a
 // message with a type, code, status_code or param, or it is an "error" object.
 func (o *errorObject) envelope() bool {
-	if o.Error != nil || o.FailedGeneration != nil {
+	if o.Error != nil || o.ErrorText != "" || o.HasGeneration {
 		return true
 	}
-	if o.Message == nil {
-		return false
-	}
-	return o.Type != nil || o.Code != nil || o.StatusCode != nil || o.Param != nil || o.Object == "error"
-}
-
-// matchJSONObject returns the end (exclusive) of the JSON object or array opening at s[i],
-// tracking double-quoted strings; -1 when it does not close.
-func matchJSONObject(s string, i int) int {
-	depth := 0
-	inString := false
-	for j := i; j < len(s); j++ {
-		c := s[j]
-		if inString {
-			switch c {
-			case '\\':
-				j++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return j + 1
-			}
-		}
-	}
-	return -1
+	return o.Message != "" && (o.Type != "" || o.Code != "" || o.StatusCode != "" || o.Param != "" || o.Object == "error")
 }
 
 // scrape reads error fields out of text that is not JSON but renders the same object: Python's
@@ -630,6 +774,9 @@ func skipSpace(s string, j int) int {
 // retryAfterIn reads a provider's "try again in 4.77s" (OpenAI, Groq), "retry in 45.2s"
 // (Gemini) or "retry after 20 seconds" out of a message; zero when it says none.
 func retryAfterIn(msg string) time.Duration {
+	if !strings.Contains(msg, "try") && !strings.Contains(msg, "Try") && !strings.Contains(msg, "TRY") {
+		return 0 // every lead below holds "try"; most messages hold none, and need no lower-casing
+	}
 	lower := strings.ToLower(msg)
 	for _, lead := range [...]string{"try again in ", "retry in ", "retry after ", "retry-after: ", "retrydelay\":\""} {
 		i := strings.Index(lower, lead)
@@ -684,26 +831,17 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
 		return parseDelay(strconv.FormatFloat(secs, 'f', -1, 64) + "s")
 	}
-	t, ok := parseHTTPDate(v)
-	if !ok {
-		return 0, false
-	}
-	d := t.Sub(now)
-	if d <= 0 || d > 24*time.Hour {
-		return 0, false
-	}
-	return d, true
-}
-
-// parseHTTPDate reads an HTTP date in the three formats RFC 9110 allows (IMF-fixdate, RFC 850,
-// asctime), as net/http's ParseTime does; the termination package stays free of net/http.
-func parseHTTPDate(v string) (time.Time, bool) {
+	// An HTTP date in the three formats RFC 9110 allows (IMF-fixdate, RFC 850, asctime), as
+	// net/http's ParseTime reads them; the termination package stays free of net/http.
 	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
 		if t, err := time.Parse(layout, v); err == nil {
-			return t, true
+			if d := t.Sub(now); d > 0 && d <= 24*time.Hour {
+				return d, true
+			}
+			return 0, false
 		}
 	}
-	return time.Time{}, false
+	return 0, false
 }
 
 // ParseErrorBody describes a provider's error response as an *APIError: provider and status as

@@ -1,6 +1,7 @@
 package termination
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -25,6 +26,15 @@ type features struct {
 	// nonASCII says the text holds a byte that is not ASCII, so the vocabulary of scripts
 	// written without spaces between words is worth looking for.
 	nonASCII bool
+	words    []string // norm's words, split once when a rule needs them
+}
+
+// fields returns the text's words.
+func (f *features) fields() []string {
+	if f.words == nil {
+		f.words = strings.Fields(f.norm)
+	}
+	return f.words
 }
 
 // maxFeatureText bounds the text the features read, in bytes.
@@ -33,6 +43,7 @@ const maxFeatureText = 16 << 10
 func readFeatures(a *APIError, b *ErrorBody) features {
 	var w wordWriter
 	w.b.Grow(len(a.Name) + len(a.Type) + len(a.Code) + len(a.Message) + 64)
+	w.b.WriteByte(' ')
 	w.add(a.Name)
 	w.add(a.Type)
 	w.add(a.Code)
@@ -50,10 +61,8 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 			w.add(s)
 		}
 	}
-	if !b.object && len(b.texts) == 0 {
-		w.add(a.Body)
-	}
-	f := features{norm: " " + w.b.String() + " ", nonASCII: w.nonASCII}
+	w.b.WriteByte(' ')
+	f := features{norm: w.b.String(), nonASCII: w.nonASCII}
 	f.scan()
 	return f
 }
@@ -69,21 +78,11 @@ func (f *features) scan() {
 		}
 		word, rest := norm[pos:end], norm[pos:]
 		var k kind
-		if e := vocab.words[word]; e != nil {
-			k |= e.word
-			for _, p := range e.phrases {
-				if strings.HasPrefix(rest, p.text) {
-					k |= p.kind
-					if p.kind&kMask != 0 {
-						masked = max(masked, pos+len(p.text))
-					}
-				}
-			}
-		}
-		if len(word) >= 3 {
-			for _, s := range vocab.stems[word[:3]] {
-				if strings.HasPrefix(rest, s.text) {
-					k |= s.kind
+		for _, e := range vocab[vocabKey(word)] {
+			if strings.HasPrefix(rest, e.text) {
+				k |= e.kind
+				if e.kind&kMask != 0 {
+					masked = max(masked, pos+len(e.text))
 				}
 			}
 		}
@@ -116,38 +115,6 @@ func (f *features) contains(subs ...string) bool {
 type wordWriter struct {
 	b        strings.Builder
 	nonASCII bool
-}
-
-// runeAt decodes the rune at s[i], ASCII without a call; 0 past the end.
-func runeAt(s string, i int) (rune, int) {
-	if i >= len(s) {
-		return 0, 0
-	}
-	if c := s[i]; c < utf8.RuneSelf {
-		return rune(c), 1
-	}
-	return utf8.DecodeRuneInString(s[i:])
-}
-
-func isAlnum(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-func isUpper(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsUpper(r)
-}
-
-func isLower(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z'
-	}
-	return unicode.IsLower(r)
 }
 
 func isDigit(r rune) bool { return '0' <= r && r <= '9' }
@@ -184,11 +151,11 @@ func (w *wordWriter) add(s string) {
 			r, n = utf8.DecodeRuneInString(s[i:])
 			i += n
 		}
-		next, _ := runeAt(s, i)
+		next, _ := utf8.DecodeRuneInString(s[i:]) // utf8.RuneError past the end
 		switch {
-		case isAlnum(r):
-			boundary := inWord && isUpper(r) &&
-				(isLower(prev) || isDigit(prev) || (isUpper(prev) && isLower(next)))
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			boundary := inWord && unicode.IsUpper(r) &&
+				(unicode.IsLower(prev) || isDigit(prev) || (unicode.IsUpper(prev) && unicode.IsLower(next)))
 			if !inWord || boundary {
 				w.space()
 			}
@@ -219,7 +186,7 @@ func (w *wordWriter) add(s string) {
 }
 
 func (w *wordWriter) space() {
-	if w.b.Len() > 0 {
+	if s := w.b.String(); s != "" && s[len(s)-1] != ' ' {
 		w.b.WriteByte(' ')
 	}
 }
@@ -228,41 +195,27 @@ func (w *wordWriter) space() {
 // "maximum prompt length", "max input tokens": max or maximum, at most two words, a quantity
 // of the input, then a measure.
 func (f *features) inputCap() bool {
-	if !f.any(kMaxWord) {
-		return false
-	}
-	ws := strings.Fields(f.norm)
-	for i, w := range ws {
-		if w != "max" && w != "maximum" {
-			continue
-		}
-		for j := i + 1; j <= i+3 && j+1 < len(ws); j++ {
-			switch ws[j] {
-			case "context", "prompt", "input", "model", "sequence":
-				switch ws[j+1] {
-				case "length", "len", "size", "window", "token", "tokens":
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return f.any(kMaxWord) && f.followed([]string{"max", "maximum"}, 3,
+		[]string{"context", "prompt", "input", "model", "sequence"}, []string{"length", "len", "size", "window", "token", "tokens"})
 }
 
 // reduce: a request for less input: "reduce the length of the messages", "shorten your
 // prompt": reduce, shorten or trim, then within five words what to reduce.
 func (f *features) reduce() bool {
-	if !f.any(kReduceWord) {
-		return false
-	}
-	ws := strings.Fields(f.norm)
+	return f.any(kReduceWord) && f.followed([]string{"reduce", "shorten", "trim"}, 5,
+		[]string{"length", "size", "prompt", "context", "input", "messages", "tokens"}, nil)
+}
+
+// followed reports whether a word of lead is followed, within n words, by a word of what (and,
+// when then is given, that word by a word of then).
+func (f *features) followed(lead []string, n int, what, then []string) bool {
+	ws := f.fields()
 	for i, w := range ws {
-		if w != "reduce" && w != "shorten" && w != "trim" {
+		if !slices.Contains(lead, w) {
 			continue
 		}
-		for j := i + 1; j <= i+5 && j < len(ws); j++ {
-			switch ws[j] {
-			case "length", "size", "prompt", "context", "input", "messages", "tokens":
+		for j := i + 1; j <= i+n && j < len(ws); j++ {
+			if slices.Contains(what, ws[j]) && (then == nil || j+1 < len(ws) && slices.Contains(then, ws[j+1])) {
 				return true
 			}
 		}
@@ -277,7 +230,7 @@ func (f *features) requestExceedsLimit() bool {
 		return false
 	}
 	var limit, req int64 = -1, -1
-	ws := strings.Fields(f.norm)
+	ws := f.fields()
 	for i := 0; i+1 < len(ws); i++ {
 		if !isNumber(ws[i+1]) {
 			continue

@@ -169,53 +169,38 @@ func emptyPhrases() []string {
 	return out
 }
 
-// lexEntry is a phrase or a stem of the lexicon with its kinds. A phrase's text ends in a
-// space, so that it matches whole words only.
+// lexEntry is a word, a phrase or a stem of the lexicon with its kinds. A word's or a phrase's
+// text ends in a space, so that it matches whole words only; a stem's does not.
 type lexEntry struct {
 	text string
 	kind kind
 }
 
-// vocabulary is the lexicon indexed for one pass over the words: whole words by the word, the
-// phrases by their first word, the stems by their first three bytes.
-type vocabulary struct {
-	words map[string]*wordEntry
-	stems map[string][]lexEntry
-}
-
-type wordEntry struct {
-	word    kind
-	phrases []lexEntry
-}
-
+// vocab is the lexicon indexed for one pass over the words: every entry under the first three
+// bytes of its text (the whole first word when it is shorter), so that one lookup per word of
+// the text finds every entry that can start there.
 var vocab = buildVocabulary(lexicon)
 
-func buildVocabulary(lex map[kind][]string) vocabulary {
-	v := vocabulary{words: map[string]*wordEntry{}, stems: map[string][]lexEntry{}}
-	entry := func(w string) *wordEntry {
-		e := v.words[w]
-		if e == nil {
-			e = &wordEntry{}
-			v.words[w] = e
-		}
-		return e
+// vocabKey is the key of an entry, or of a word of the text, in vocab.
+func vocabKey(s string) string {
+	if i := strings.IndexByte(s, ' '); i >= 0 && i < 3 {
+		return s[:i]
 	}
+	return s[:min(3, len(s))]
+}
+
+func buildVocabulary(lex map[kind][]string) map[string][]lexEntry {
+	v := map[string][]lexEntry{}
 	for k, list := range lex {
 		for _, s := range list {
-			switch {
-			case strings.HasSuffix(s, "*"):
-				stem := strings.TrimSuffix(s, "*")
-				if len(stem) < 3 {
-					panic(fmt.Sprintf("termination: stem %q is shorter than three bytes", stem))
-				}
-				v.stems[stem[:3]] = mergeEntry(v.stems[stem[:3]], stem, k)
-			case strings.Contains(s, " "):
-				first, _, _ := strings.Cut(s, " ")
-				e := entry(first)
-				e.phrases = mergeEntry(e.phrases, s+" ", k)
-			default:
-				entry(s).word |= k
+			text, isStem := strings.CutSuffix(s, "*")
+			if !isStem {
+				text += " "
+			} else if len(text) < 3 {
+				panic(fmt.Sprintf("termination: stem %q is shorter than three bytes", text))
 			}
+			key := vocabKey(text)
+			v[key] = mergeEntry(v[key], text, k)
 		}
 	}
 	return v

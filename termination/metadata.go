@@ -26,22 +26,30 @@ const (
 	rankRefusal   = 100
 )
 
-// stopClass is what a recognised token means.
+// stopClass is what a recognised token means; family is the provider family a refusal token
+// names, for the Reason's provider.
 type stopClass struct {
 	category Category
 	rank     int
+	family   string
 }
 
 var (
-	classCompleted = stopClass{Completed, rankOrdinary}
-	classRefusal   = stopClass{ContentRefusal, rankRefusal}
-	classTruncated = stopClass{OutputTruncated, rankTruncated}
-	classOverflow  = stopClass{ContextOverflow, rankOverflow}
-	classProvider  = stopClass{ProviderError, rankProvider}
-	classCancelled = stopClass{Cancelled, rankCancelled}
-	classTimeout   = stopClass{Timeout, rankTimeout}
-	classSuspended = stopClass{Suspended, rankSuspended}
-	classUnknown   = stopClass{Unknown, rankUnknown}
+	classCompleted = stopClass{Completed, rankOrdinary, ""}
+	classTruncated = stopClass{OutputTruncated, rankTruncated, ""}
+	classOverflow  = stopClass{ContextOverflow, rankOverflow, ""}
+	classProvider  = stopClass{ProviderError, rankProvider, ""}
+	classCancelled = stopClass{Cancelled, rankCancelled, ""}
+	classTimeout   = stopClass{Timeout, rankTimeout, ""}
+	classSuspended = stopClass{Suspended, rankSuspended, ""}
+	classUnknown   = stopClass{Unknown, rankUnknown, ""}
+
+	classRefusal   = stopClass{ContentRefusal, rankRefusal, ""}
+	refusalOpenAI  = stopClass{ContentRefusal, rankRefusal, "openai"}
+	refusalClaude  = stopClass{ContentRefusal, rankRefusal, "anthropic"}
+	refusalBedrock = stopClass{ContentRefusal, rankRefusal, "bedrock"}
+	refusalCohere  = stopClass{ContentRefusal, rankRefusal, "cohere"}
+	refusalGoogle  = stopClass{ContentRefusal, rankRefusal, "google"}
 )
 
 // stopTokens maps the tokens providers document, written as words (max_tokens, MAX_TOKENS and
@@ -65,11 +73,11 @@ var stopTokens = map[string]stopClass{
 	// (safety, recitation, language, blocklist, prohibited content, SPII and the image ones),
 	// Anthropic refusal, Bedrock guardrail intervened and content filtered, Cohere error toxic,
 	// Z.ai sensitive.
-	"content filter": classRefusal, "content filtered": classRefusal, "refusal": classRefusal,
-	"guardrail intervened": classRefusal, "safety": classRefusal, "recitation": classRefusal,
-	"language": classRefusal, "blocklist": classRefusal, "prohibited content": classRefusal,
-	"spii": classRefusal, "image safety": classRefusal, "image prohibited content": classRefusal,
-	"image recitation": classRefusal, "error toxic": classRefusal, "sensitive": classRefusal,
+	"content filter": refusalOpenAI, "content filtered": refusalBedrock, "refusal": refusalClaude,
+	"guardrail intervened": refusalBedrock, "safety": refusalGoogle, "recitation": refusalGoogle,
+	"language": refusalGoogle, "blocklist": refusalGoogle, "prohibited content": refusalGoogle,
+	"spii": refusalGoogle, "image safety": refusalGoogle, "image prohibited content": refusalGoogle,
+	"image recitation": refusalGoogle, "error toxic": refusalCohere, "sensitive": classRefusal,
 	"model armor": classRefusal, // Vertex: blocked by Model Armor
 
 	// Truncation against the output cap: length (OpenAI, Ollama, vLLM), max tokens (Anthropic,
@@ -145,15 +153,15 @@ func hasStem(norm string, stems ...string) bool {
 	return false
 }
 
-// stopMeaning returns what a token means and its spelling as words.
-func stopMeaning(tok string) (stopClass, string) {
+// stopMeaning returns what a token means.
+func stopMeaning(tok string) stopClass {
 	var w wordWriter
 	w.add(tok)
 	words := w.b.String()
 	if c, ok := stopTokens[words]; ok {
-		return c, words
+		return c
 	}
-	return stopWords(words), words
+	return stopWords(words)
 }
 
 // geminiFinish is Gemini's FinishReason enum (google.ai.generativelanguage.v1beta), for a
@@ -194,18 +202,17 @@ type stopScan struct {
 	found     bool
 	best      stopClass
 	bestToken string
-	refusalOf string // the family a refusal token names
 }
 
 // add weighs one token.
-func (s *stopScan) add(tok string, cls stopClass, family string) {
+func (s *stopScan) add(tok string, cls stopClass) {
 	if !s.found {
 		s.first, s.found = tok, true
-		s.best, s.bestToken, s.refusalOf = cls, tok, family
+		s.best, s.bestToken = cls, tok
 		return
 	}
 	if cls.rank > s.best.rank {
-		s.best, s.bestToken, s.refusalOf = cls, tok, family
+		s.best, s.bestToken = cls, tok
 	}
 }
 
@@ -215,8 +222,7 @@ func (s *stopScan) token(v any) {
 	switch x := v.(type) {
 	case string:
 		if x = strings.TrimSpace(x); x != "" {
-			cls, words := stopMeaning(x)
-			s.add(strings.ToLower(x), cls, stopFamily(words))
+			s.add(strings.ToLower(x), stopMeaning(x))
 		}
 	case float64:
 		names := geminiFinish
@@ -226,7 +232,7 @@ func (s *stopScan) token(v any) {
 		if n := int(x); float64(n) == x && n >= 0 && n < len(names) {
 			s.token(names[n])
 		} else {
-			s.add("finish_reason_"+strconv.FormatFloat(x, 'f', -1, 64), classUnknown, "")
+			s.add("finish_reason_"+strconv.FormatFloat(x, 'f', -1, 64), classUnknown)
 		}
 	case map[string]any:
 		// The AI SDK's {"unified","raw"}: the raw token tells the fact the unified one hides.
@@ -237,24 +243,6 @@ func (s *stopScan) token(v any) {
 			}
 		}
 	}
-}
-
-// stopFamily is the provider family a refusal token names, for the Reason's provider.
-func stopFamily(words string) string {
-	switch words {
-	case "content filter":
-		return "openai"
-	case "refusal":
-		return "anthropic"
-	case "guardrail intervened", "content filtered":
-		return "bedrock"
-	case "error toxic":
-		return "cohere"
-	case "safety", "recitation", "language", "blocklist", "prohibited content", "spii", "image safety",
-		"image prohibited content", "image recitation":
-		return "google"
-	}
-	return ""
 }
 
 // walk reads v, whose key in its parent is key.
@@ -349,9 +337,9 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		case k == "blockReason" || k == "block_reason":
 			// Gemini sets it only when it blocked the prompt; every value is a block.
 			if t, ok := v.(string); ok && t != "" {
-				s.add(strings.ToLower(t), classRefusal, "google")
+				s.add(strings.ToLower(t), refusalGoogle)
 			} else if _, ok := v.(float64); ok {
-				s.add("block_reason", classRefusal, "google")
+				s.add("block_reason", refusalGoogle)
 			}
 		case k == "status" && responseLike:
 			if st, _ := v.(string); terminalStatus[strings.ToLower(st)] {
@@ -363,7 +351,7 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		case k == "refusal":
 			// OpenAI's message.refusal: the model declined, whatever the finish says.
 			if t, ok := v.(string); ok && strings.TrimSpace(t) != "" {
-				s.add("refusal", classRefusal, "openai")
+				s.add("refusal", refusalOpenAI)
 			}
 			continue
 		case (k == "incomplete_details" || k == "status_details") && v != nil:
@@ -378,7 +366,7 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 				s.token(strings.TrimPrefix(k, "stopped_"))
 			}
 		case k == stopGuardrailKey && v == "INTERVENED":
-			s.add("guardrail_intervened", classRefusal, "bedrock")
+			s.add("guardrail_intervened", refusalBedrock)
 		}
 		if !stopOpaque[k] {
 			s.walk(v, k, depth+1)
@@ -429,7 +417,7 @@ func (s *stopScan) failure(m map[string]any) {
 		return
 	}
 	if c := Classify(&api); c.Category != Unknown && c.Category != InvalidRequest {
-		s.add(strings.ToLower(cmp.Or(api.Code, api.Type, "failed")), stopClass{c.Category, rankFailure}, "")
+		s.add(strings.ToLower(cmp.Or(api.Code, api.Type, "failed")), stopClass{c.Category, rankFailure, ""})
 	}
 }
 
@@ -466,8 +454,8 @@ func ClassifyStop(provider string, payload any) (c Classification, ok bool) {
 		return Classification{}, false
 	}
 	p := strings.ToLower(strings.TrimSpace(provider))
-	if s.best.category == ContentRefusal && s.refusalOf != "" {
-		p = s.refusalOf
+	if s.best.category == ContentRefusal && s.best.family != "" {
+		p = s.best.family
 	} else if p == "" {
 		p = stopInferProvider(payload)
 	}

@@ -63,11 +63,11 @@ type stopCase struct {
 	// want is ClassifyStop's answer; ok false means the fragment carries no stop signal.
 	want Classification
 	ok   bool
-	// interesting is whether DetectStopMetadata reports it.
+	// interesting is whether detectStop reports it (a classification worth acting on).
 	interesting bool
 }
 
-// checkStop runs ClassifyStop and DetectStopMetadata on tc.
+// checkStop runs ClassifyStop and detectStop on tc.
 func checkStop(t *testing.T, tc stopCase) {
 	t.Helper()
 	frag := metaJSON(t, tc.fragment)
@@ -91,9 +91,9 @@ func refusal(provider, detail string) Classification {
 }
 
 // TestRefusalVectors ports research 10.2's detectRefusal vectors. The origin's detectRefusal
-// answers refusals only; here the same fragments go through ClassifyStop and
-// DetectStopMetadata, so the normal tokens it answered null for are checked to be no refusal
-// (and length and max_tokens to be the truncation DetectStopMetadata makes of them).
+// answers refusals only; here the same fragments go through ClassifyStop and detectStop, so
+// the normal tokens it answered null for are checked to be no refusal (and length and
+// max_tokens to be the truncation ClassifyStop makes of them).
 func TestRefusalVectors(t *testing.T) {
 	tests := []stopCase{
 		{name: "finish_reason content_filter", fragment: `{"content":"","response_metadata":{"finish_reason":"content_filter"}}`,
@@ -161,13 +161,13 @@ func TestRefusalVectors(t *testing.T) {
 				t.Errorf("%s %s: ClassifyStop = %+v, %t; want a token that is no refusal", key, tok, c, ok)
 			}
 			if d, ok := detectStop("", frag); ok && d.Category != OutputTruncated {
-				t.Errorf("%s %s: DetectStopMetadata = %+v; want nothing or a truncation", key, tok, d)
+				t.Errorf("%s %s: detectStop = %+v; want nothing or a truncation", key, tok, d)
 			}
 		}
 	}
 }
 
-func TestDetectStopMetadataVectors(t *testing.T) {
+func TestDetectStopVectors(t *testing.T) {
 	truncated := func(provider, detail string) Classification {
 		return Classification{Category: OutputTruncated, Provider: provider, Detail: detail}
 	}
@@ -232,7 +232,7 @@ func TestGeminiRecordedStream(t *testing.T) {
 	}
 	want := Classification{Category: OutputTruncated, Provider: "google", Detail: "max_tokens"}
 	if c, ok := detectStop("", last); !ok || c != want {
-		t.Errorf("last event: DetectStopMetadata = %+v, %t; want %+v", c, ok, want)
+		t.Errorf("last event: detectStop = %+v, %t; want %+v", c, ok, want)
 	}
 
 	// The same last event ending on STOP: token stop, not truncated.
@@ -241,7 +241,7 @@ func TestGeminiRecordedStream(t *testing.T) {
 		t.Errorf("STOP event: token %q, %t; want stop", tok, ok)
 	}
 	if c, ok := detectStop("", stop); ok {
-		t.Errorf("STOP event: DetectStopMetadata = %+v, want nothing", c)
+		t.Errorf("STOP event: detectStop = %+v, want nothing", c)
 	}
 }
 
@@ -605,7 +605,7 @@ func TestRecordedBodies(t *testing.T) {
 				t.Errorf("ClassifyStop = %+v, %t; want %+v", c, ok, tc.want)
 			}
 			if _, det := detectStop(tc.provider, events[carrier]); det != tc.interesting {
-				t.Errorf("DetectStopMetadata reported %t, want %t", det, tc.interesting)
+				t.Errorf("detectStop reported %t, want %t", det, tc.interesting)
 			}
 		})
 	}

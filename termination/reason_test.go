@@ -143,8 +143,4 @@ func TestAPIErrorText(t *testing.T) {
 			t.Errorf("Error() = %q, want %q", got, tt.want)
 		}
 	}
-	var nilErr *APIError
-	if nilErr.HTTPStatus() != 0 {
-		t.Error("a nil *APIError has no status")
-	}
 }
