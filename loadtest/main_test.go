@@ -60,11 +60,12 @@ func TestRunKilled(t *testing.T) {
 }
 
 // TestRunPostgres runs a small load recorded in PostgreSQL, when STOPGATE_TEST_POSTGRES names
-// a server (scripts/postgres.sh starts one), and the comparison of recorded and unrecorded.
+// a server (scripts/postgres.sh starts one; make test sets it), and the comparison of recorded
+// and unrecorded. It fails without one, as the store suites do.
 func TestRunPostgres(t *testing.T) {
 	dsn := os.Getenv("STOPGATE_TEST_POSTGRES")
 	if dsn == "" {
-		t.Skip("STOPGATE_TEST_POSTGRES is not set: export STOPGATE_TEST_POSTGRES=\"$(scripts/postgres.sh)\"")
+		t.Fatal("STOPGATE_TEST_POSTGRES is not set: export STOPGATE_TEST_POSTGRES=\"$(scripts/postgres.sh)\" (make test does)")
 	}
 	bin := buildStopgate(t)
 	cfg := config{bin: bin, n: 200, c: 8, timeout: time.Minute, groupCommit: true, postgres: dsn}
