@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -259,7 +260,7 @@ func (b *builder) envelope(e *rawEntry, t time.Time) {
 	if s.AgentID == "" && e.IsSidechain {
 		s.AgentID = string(e.AgentID)
 	}
-	if e.Version != "" && !contains(s.Versions, e.Version) {
+	if e.Version != "" && !slices.Contains(s.Versions, e.Version) {
 		s.Versions = append(s.Versions, e.Version)
 	}
 	if s.CWD == "" {

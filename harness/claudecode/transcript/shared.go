@@ -13,8 +13,6 @@ import (
 type (
 	// Session is the state of one session as reconstructed from its transcript.
 	Session = session.Session
-	// LineError describes one transcript line that was skipped.
-	LineError = session.LineError
 	// MessageKind classifies a message.
 	MessageKind = session.MessageKind
 	// Message is one model message, user or assistant.
@@ -53,8 +51,6 @@ type (
 	TurnBook = session.TurnBook
 	// Summary is a small JSON-serialisable digest of a Session.
 	Summary = session.Summary
-	// TurnEnding is how one turn ended, in a Summary.
-	TurnEnding = session.TurnEnding
 	// Options configures Read, ReadFile and ReadTail.
 	Options = session.Options
 )
@@ -86,9 +82,7 @@ const (
 	StopHookAttachment    = session.StopHookAttachment
 	SyntheticModel        = session.SyntheticModel
 	KeepSteps             = session.KeepSteps
-	DefaultMaxLineBytes   = session.DefaultMaxLineBytes
 	DefaultMaxResultBytes = session.DefaultMaxResultBytes
-	DefaultMaxMalformed   = session.DefaultMaxMalformed
 )
 
 // The errors LineError wraps for lines that are skipped.
@@ -107,7 +101,6 @@ type (
 
 func firstByte(b []byte) byte                { return session.FirstByte(b) }
 func parseTime(s string) time.Time           { return session.ParseTime(s) }
-func contains(list []string, s string) bool  { return session.Contains(list, s) }
 func joinText(parts []string) string         { return session.JoinText(parts) }
 func appendText(m *Message, s string)        { session.AppendText(m, s) }
 func decodeLoose(raw json.RawMessage, v any) { session.DecodeLoose(raw, v) }

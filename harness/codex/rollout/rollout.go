@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -402,7 +403,7 @@ func (b *codexBuilder) meta(raw json.RawMessage) {
 	if m.AgentNickname != "" || m.AgentRole != "" {
 		b.S.AgentID = cmp.Or(m.AgentNickname, m.AgentRole)
 	}
-	if m.CLIVersion != "" && !contains(b.S.Versions, m.CLIVersion) {
+	if m.CLIVersion != "" && !slices.Contains(b.S.Versions, m.CLIVersion) {
 		b.S.Versions = append(b.S.Versions, m.CLIVersion)
 	}
 }

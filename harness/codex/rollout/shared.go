@@ -13,14 +13,8 @@ import (
 type (
 	// Session is the state of one session as reconstructed from its session file.
 	Session = session.Session
-	// LineError describes one line that was skipped.
-	LineError = session.LineError
-	// MessageKind classifies a message.
-	MessageKind = session.MessageKind
 	// Message is one model message, user or assistant.
 	Message = session.Message
-	// Usage is a message's token usage.
-	Usage = session.Usage
 	// ToolCall is one tool_use block.
 	ToolCall = session.ToolCall
 	// ToolResult is one tool_result block.
@@ -31,30 +25,18 @@ type (
 	Todo = session.Todo
 	// ShellStatus is how a background shell stands.
 	ShellStatus = session.ShellStatus
-	// Actor says who ended a shell.
-	Actor = session.Actor
 	// Shell is one background shell.
 	Shell = session.Shell
 	// ShellRead is one read of a shell's output.
 	ShellRead = session.ShellRead
-	// Subagent is one Task/Agent tool call.
-	Subagent = session.Subagent
-	// AgentFile is a sub-agent's own transcript.
-	AgentFile = session.AgentFile
-	// StopHookKind says what a stop-hook record is.
-	StopHookKind = session.StopHookKind
 	// StopHook is one stop-hook record.
 	StopHook = session.StopHook
 	// Compaction is one context compaction.
 	Compaction = session.Compaction
 	// Turn is one user turn.
 	Turn = session.Turn
-	// TurnBook is a reader's stop-hook bookkeeping for one Turn.
-	TurnBook = session.TurnBook
 	// Summary is a small JSON-serialisable digest of a Session.
 	Summary = session.Summary
-	// TurnEnding is how one turn ended, in a Summary.
-	TurnEnding = session.TurnEnding
 	// Options configures the reader.
 	Options = session.Options
 )
@@ -63,35 +45,17 @@ type (
 const (
 	KindAssistant         = session.KindAssistant
 	KindPrompt            = session.KindPrompt
-	KindCommand           = session.KindCommand
-	KindNotification      = session.KindNotification
 	KindToolResult        = session.KindToolResult
 	KindHookFeedback      = session.KindHookFeedback
-	KindInterrupt         = session.KindInterrupt
-	KindCommandOutput     = session.KindCommandOutput
-	KindCompactSummary    = session.KindCompactSummary
 	KindMeta              = session.KindMeta
-	TodoPending           = session.TodoPending
-	TodoInProgress        = session.TodoInProgress
-	TodoCompleted         = session.TodoCompleted
 	ShellRunning          = session.ShellRunning
 	ShellCompleted        = session.ShellCompleted
 	ShellFailed           = session.ShellFailed
-	ShellKilled           = session.ShellKilled
-	ActorModel            = session.ActorModel
-	ActorUser             = session.ActorUser
-	ActorUnknown          = session.ActorUnknown
-	StopHookSummary       = session.StopHookSummary
 	StopHookFeedback      = session.StopHookFeedback
-	StopHookAttachment    = session.StopHookAttachment
-	SyntheticModel        = session.SyntheticModel
-	KeepSteps             = session.KeepSteps
-	DefaultMaxLineBytes   = session.DefaultMaxLineBytes
 	DefaultMaxResultBytes = session.DefaultMaxResultBytes
-	DefaultMaxMalformed   = session.DefaultMaxMalformed
 )
 
-// The errors LineError wraps for lines that are skipped.
+// The errors session.LineError wraps for lines that are skipped.
 var (
 	ErrLineTooLong = session.ErrLineTooLong // a line longer than Options.MaxLineBytes
 	ErrNotObject   = session.ErrNotObject   // a line that holds JSON but not an object
@@ -107,7 +71,6 @@ type (
 
 func firstByte(b []byte) byte                { return session.FirstByte(b) }
 func parseTime(s string) time.Time           { return session.ParseTime(s) }
-func contains(list []string, s string) bool  { return session.Contains(list, s) }
 func joinText(parts []string) string         { return session.JoinText(parts) }
 func appendText(m *Message, s string)        { session.AppendText(m, s) }
 func decodeLoose(raw json.RawMessage, v any) { session.DecodeLoose(raw, v) }

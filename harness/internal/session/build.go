@@ -171,16 +171,6 @@ func (b *Builder) Malformed(err error) {
 	}
 }
 
-// Contains reports whether list holds s.
-func Contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // ParseTime parses an RFC 3339 timestamp; anything else is the zero time.
 func ParseTime(s string) time.Time {
 	if s == "" {
