@@ -1,10 +1,7 @@
 package copilot
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
+	"github.com/stopgate/stopgate/harness/internal/hookio"
 	"io"
 	"time"
 )
@@ -19,11 +16,11 @@ const (
 )
 
 // MaxPayloadBytes bounds the payload read from stdin; a longer one is an error.
-const MaxPayloadBytes = 16 << 20
+const MaxPayloadBytes = hookio.MaxPayloadBytes
 
 // ErrPayload is returned (wrapped) for a payload that is not one JSON object, or is longer
-// than MaxPayloadBytes.
-var ErrPayload = errors.New("invalid Copilot CLI hook payload")
+// than MaxPayloadBytes: the hook driver's hookio.ErrPayload.
+var ErrPayload = hookio.ErrPayload
 
 // Payload is what Copilot CLI writes on an agentStop or subagentStop command hook's stdin. In
 // 1.0.102 an agentStop payload is {"sessionId","timestamp","cwd","transcriptPath",
@@ -75,34 +72,12 @@ func (p Payload) Time() time.Time {
 // Payload.Ignored, JSON null absent. Input that is not one JSON object, or longer than
 // MaxPayloadBytes, is an error wrapping ErrPayload.
 func DecodePayload(r io.Reader) (Payload, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	f, err := hookio.ReadPayload(r)
 	if err != nil {
-		return Payload{}, fmt.Errorf("%w: reading stdin: %w", ErrPayload, err)
-	}
-	if len(data) > MaxPayloadBytes {
-		return Payload{}, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
-	}
-	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&fields); err != nil || fields == nil {
-		if err == nil {
-			err = errors.New("null")
-		}
-		return Payload{}, fmt.Errorf("%w: not a JSON object: %w", ErrPayload, err)
-	}
-	if dec.More() {
-		return Payload{}, fmt.Errorf("%w: more than one JSON value", ErrPayload)
+		return Payload{}, err
 	}
 	var p Payload
-	field := func(name string, dst any) {
-		raw, ok := fields[name]
-		if !ok || string(raw) == "null" {
-			return
-		}
-		if json.Unmarshal(raw, dst) != nil {
-			p.Ignored = append(p.Ignored, name)
-		}
-	}
+	field := f.Field
 	field("sessionId", &p.SessionID)
 	field("cwd", &p.CWD)
 	field("transcriptPath", &p.TranscriptPath)
@@ -117,13 +92,7 @@ func DecodePayload(r io.Reader) (Payload, error) {
 	field("agentName", &p.AgentName)
 	field("agentId", &p.AgentID)
 	field("agentType", &p.AgentType)
-	if raw, ok := fields["response"]; ok && string(raw) != "null" {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			p.Response = &s
-		} else {
-			p.Ignored = append(p.Ignored, "response")
-		}
-	}
+	p.Response = f.Optional("response")
+	p.Ignored = f.Ignored
 	return p, nil
 }

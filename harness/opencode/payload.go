@@ -1,10 +1,8 @@
 package opencode
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
+	"github.com/stopgate/stopgate/harness/internal/hookio"
 	"io"
 	"time"
 )
@@ -16,8 +14,8 @@ const EventIdle = "session.idle"
 const MaxPayloadBytes = 64 << 20
 
 // ErrPayload is returned (wrapped) for a payload that is not one JSON object, or is longer
-// than MaxPayloadBytes.
-var ErrPayload = errors.New("invalid opencode hook payload")
+// than MaxPayloadBytes: the hook driver's hookio.ErrPayload.
+var ErrPayload = hookio.ErrPayload
 
 // Payload is what stopgate's opencode plugin (plugin.js) writes on the hook's stdin on
 // session.idle: {"hook_event_name","session_id","cwd","timestamp","stop_hook_active",
@@ -57,34 +55,12 @@ func (p Payload) Time() time.Time { return millis(p.Timestamp) }
 // absent. Input that is not one JSON object, or longer than MaxPayloadBytes, is an error
 // wrapping ErrPayload.
 func DecodePayload(r io.Reader) (Payload, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	f, err := hookio.ReadPayloadMax(r, MaxPayloadBytes)
 	if err != nil {
-		return Payload{}, fmt.Errorf("%w: reading stdin: %w", ErrPayload, err)
-	}
-	if len(data) > MaxPayloadBytes {
-		return Payload{}, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
-	}
-	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&fields); err != nil || fields == nil {
-		if err == nil {
-			err = errors.New("null")
-		}
-		return Payload{}, fmt.Errorf("%w: not a JSON object: %w", ErrPayload, err)
-	}
-	if dec.More() {
-		return Payload{}, fmt.Errorf("%w: more than one JSON value", ErrPayload)
+		return Payload{}, err
 	}
 	var p Payload
-	field := func(name string, dst any) {
-		raw, ok := fields[name]
-		if !ok || string(raw) == "null" {
-			return
-		}
-		if json.Unmarshal(raw, dst) != nil {
-			p.Ignored = append(p.Ignored, name)
-		}
-	}
+	field := f.Field
 	field("hook_event_name", &p.HookEventName)
 	field("session_id", &p.SessionID)
 	field("cwd", &p.CWD)
@@ -106,8 +82,9 @@ func DecodePayload(r io.Reader) (Payload, error) {
 		p.Messages = append(p.Messages, m)
 	}
 	if bad {
-		p.Ignored = append(p.Ignored, "messages[…]")
+		f.Ignored = append(f.Ignored, "messages[…]")
 	}
 	field("todos", &p.Todos)
+	p.Ignored = f.Ignored
 	return p, nil
 }

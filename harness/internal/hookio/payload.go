@@ -25,13 +25,17 @@ type Fields struct {
 
 // ReadPayload reads one hook payload from r as its top-level fields. Input that is not one
 // JSON object, or longer than MaxPayloadBytes, is an error wrapping ErrPayload.
-func ReadPayload(r io.Reader) (*Fields, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+func ReadPayload(r io.Reader) (*Fields, error) { return ReadPayloadMax(r, MaxPayloadBytes) }
+
+// ReadPayloadMax is ReadPayload with a bound of max bytes, for a harness whose payloads carry
+// the whole session (opencode's plugin hands over every message).
+func ReadPayloadMax(r io.Reader, max int) (*Fields, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the payload: %w", err)
 	}
-	if len(data) > MaxPayloadBytes {
-		return nil, fmt.Errorf("%w: longer than %d bytes", ErrPayload, MaxPayloadBytes)
+	if len(data) > max {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrPayload, max)
 	}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
