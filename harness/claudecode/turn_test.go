@@ -1,13 +1,12 @@
 package claudecode
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/stopgate/stopgate/harness/internal/harnesstest"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
@@ -15,41 +14,8 @@ import (
 	"github.com/stopgate/stopgate/loopguard"
 )
 
-// goldenTurn renders a Turn for a golden file: the last few steps, long strings cut, so the
-// file stays readable while still pinning every field.
-func goldenTurn(t *testing.T, tu stopgate.Turn) []byte {
-	t.Helper()
-	cut := func(s string) string {
-		const n = 160
-		if utf8.RuneCountInString(s) <= n {
-			return s
-		}
-		r := []rune(s)
-		return string(r[:n]) + fmt.Sprintf("… [%d runes]", len(r))
-	}
-	total := len(tu.Steps)
-	if total > 4 {
-		tu.Steps = tu.Steps[total-4:]
-	}
-	steps := make([]loopguard.Step, len(tu.Steps))
-	for i, st := range tu.Steps {
-		steps[i] = loopguard.Step{Tool: st.Tool, Args: cut(st.Args), Result: cut(st.Result), Error: cut(st.Error), Text: cut(st.Text)}
-	}
-	tu.Steps = steps
-	if tu.Message != nil {
-		m := *tu.Message
-		m.Text = cut(m.Text)
-		tu.Message = &m
-	}
-	b, err := json.MarshalIndent(struct {
-		StepsTotal int `json:"steps_total"`
-		stopgate.Turn
-	}{total, tu}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
+// goldenTurn renders a Turn for a golden file (harnesstest.GoldenTurn).
+func goldenTurn(t *testing.T, tu stopgate.Turn) []byte { return harnesstest.GoldenTurn(t, tu) }
 
 func readTranscript(t *testing.T, path string) *transcript.Session {
 	t.Helper()
