@@ -153,8 +153,11 @@ var transportErrnos = map[syscall.Errno]string{
 //     a 400, a 413 or (a request larger than a per-minute limit) a 429, and reducing the
 //     context is the only remedy that works.
 //  5. Filter wording, or a body whose own stop metadata is a refusal: content_refusal. Safety
-//     blocks arrive as 400 and 403.
-//  6. Abort wording (not a connection's): cancelled, whatever the status.
+//     blocks arrive as 400 and 403. A reply (not an error) with no status above 399 that
+//     carries no text and no tool call: empty_response.
+//  6. Abort wording (not a connection's): cancelled; wording of a model that does not exist
+//     ("model 'x' not found", "Incorrect model ID"): invalid_request; both whatever the
+//     status (a gateway sends a wrong model id as a 503).
 //  7. A decisive status (the response's, the body's, or one an SDK wrote into its message,
 //     "Error code: 429"): 429 rate_limited; 401, 403, 407 auth_failed; 499 (client closed
 //     request) cancelled; 408, 504, 524, 598 timeout; 404 invalid_request (the model or the
@@ -168,6 +171,11 @@ var transportErrnos = map[syscall.Errno]string{
 //     (auth_failed), credentials (auth_failed), transport (network_error), rate, a model that
 //     does not exist (invalid_request), empty output (empty_response), output truncated, a
 //     provider fault (provider_error), an invalid request. Otherwise unknown.
+//
+// Words that only name a thing ("input validation error", "rate limit usage", "context
+// deadline exceeded") and the words of a hedge's guess ("check the feedback to see if the
+// prompt was blocked", "you may need a larger context") are no evidence for the overflow,
+// filter and rate rules ([features.over]).
 //
 // Detail is the status when there is one, else the class name.
 func providerEvidence(a *APIError) Classification {
@@ -215,8 +223,12 @@ func providerEvidence(a *APIError) Classification {
 		return say(ContextOverflow)
 	case f.filter() || (!b.object && bodyRefusal(a.Body)):
 		return say(ContentRefusal)
+	case status < 400 && !b.object && emptyReply(a.Body):
+		return say(EmptyResponse)
 	case f.abort():
 		return say(Cancelled)
+	case f.noModel():
+		return say(InvalidRequest) // the text names the failure, whatever the status
 	}
 	switch status {
 	case 429:
@@ -279,6 +291,85 @@ func bodyRefusal(body string) bool {
 	}
 	c, ok := ClassifyStop("", v)
 	return ok && c.Category == ContentRefusal
+}
+
+// emptyReply reports whether the body is a reply rather than an error, and one that carries
+// nothing: no text and no tool call in any choice (the OpenAI family), in the message (Ollama's
+// chat) or in the response (Ollama's generate), no content block (Anthropic), no candidate with
+// a part (Gemini). A shape it does not know is not empty.
+func emptyReply(body string) bool {
+	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
+		return false
+	}
+	var r struct {
+		Choices    []replyMessage `json:"choices"`
+		Message    *replyMessage  `json:"message"`
+		Response   *string        `json:"response"`
+		Done       bool           `json:"done"`
+		Type       string         `json:"type"`
+		Content    []any          `json:"content"`
+		Candidates []struct {
+			Content struct {
+				Parts []any `json:"parts"`
+			} `json:"content"`
+		} `json:"candidates"`
+	}
+	if json.Unmarshal([]byte(body), &r) != nil {
+		return false
+	}
+	switch {
+	case len(r.Choices) > 0:
+		for _, c := range r.Choices {
+			if !c.empty() {
+				return false
+			}
+		}
+		return true
+	case r.Message != nil:
+		return r.Done && r.Message.empty()
+	case r.Response != nil:
+		return r.Done && strings.TrimSpace(*r.Response) == ""
+	case r.Type == "message":
+		return len(r.Content) == 0
+	case len(r.Candidates) > 0:
+		for _, c := range r.Candidates {
+			if len(c.Content.Parts) > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// replyMessage is a choice of the OpenAI family (its message, or a streamed delta) or Ollama's
+// message: what a reply can carry.
+type replyMessage struct {
+	Message      *replyMessage `json:"message"`
+	Delta        *replyMessage `json:"delta"`
+	Text         string        `json:"text"`
+	Content      any           `json:"content"`
+	ToolCalls    []any         `json:"tool_calls"`
+	FunctionCall any           `json:"function_call"`
+}
+
+// empty reports whether the message carries no text and no tool call.
+func (m *replyMessage) empty() bool {
+	if m.Message != nil && !m.Message.empty() || m.Delta != nil && !m.Delta.empty() {
+		return false
+	}
+	if strings.TrimSpace(m.Text) != "" || len(m.ToolCalls) > 0 || m.FunctionCall != nil {
+		return false
+	}
+	switch c := m.Content.(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(c) == ""
+	case []any:
+		return len(c) == 0
+	}
+	return false
 }
 
 // statusInText reads an HTTP status an SDK or gateway wrote into its message: a 4xx or 5xx

@@ -193,6 +193,26 @@ func TestClassifyHardCases(t *testing.T) {
 		{"abort as text", "", 0, `AbortError: This operation was aborted`, Cancelled},
 		{"transport as text", "", 0, `Error: socket hang up`, NetworkError},
 		{"stream cut", "", 0, `peer closed connection without sending complete message body (incomplete chunked read)`, StreamCut},
+		// A hedge's guess is no evidence; a rule stated with "may not" is no hedge.
+		{"hedged overflow is no overflow", "", 0, `Request failed. Check the server log to see if the context window was exceeded.`, Unknown},
+		{"the same, reported", "", 0, `Request failed: the context window was exceeded.`, ContextOverflow},
+		{"hedged block is no block", "", 0, `No candidates came back; look at the feedback to see whether the prompt was blocked.`, EmptyResponse},
+		{"may not exceed is a rule", "acme", 400, `{"error":{"message":"The prompt may not exceed the maximum of 8192 tokens; got 9100."}}`, ContextOverflow},
+		// Names of things are no evidence: a validator's name, rate-limit reports.
+		{"input validation of the output cap", "tgi", 422, "Input validation error: `max_new_tokens` must be <= 2048. Given: 4096", InvalidRequest},
+		{"input validation of the input", "tgi", 422, "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192. Given: 8000 `inputs` tokens and 500 `max_new_tokens`", ContextOverflow},
+		{"a rate-limit header is no rate limit", "", 0, `request failed with an unexpected response; headers: x-ratelimit-remaining-requests=499`, Unknown},
+		// EOF: the transport's, unless a schema validator met it in the model's JSON.
+		{"schema validator at EOF", "openai", 0, "1 validation error for Answer\n  Invalid JSON: EOF while parsing an object at line 1 column 80 [type=json_invalid]", OutputTruncated},
+		{"bare EOF", "", 0, `Post "https://api.example.com/v1/chat": unexpected EOF`, NetworkError},
+		// A reply with nothing in it, and one with a tool call.
+		{"empty ollama generate reply", "ollama", 200, `{"model":"llama3","response":"","done":true}`, EmptyResponse},
+		{"empty openai choice", "acme", 200, `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"stop"}]}`, EmptyResponse},
+		{"a tool call is not empty", "acme", 200, `{"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`, Unknown},
+		// A wrong model beats a 5xx; an overloaded model does not.
+		{"wrong model as 503", "acme", 503, `{"error":{"message":"Invalid model: gpt-x does not exist"}}`, InvalidRequest},
+		{"overloaded model as 503", "acme", 503, `{"error":{"message":"The model is overloaded, please try later"}}`, ProviderError},
+		{"role alternation, no status", "", 0, `Conversation roles must alternate user/assistant/user/assistant`, InvalidRequest},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -19,9 +19,10 @@ import (
 // says which kinds the text holds; [providerEvidence] combines the kinds by its one rule.
 type features struct {
 	norm string
-	// has holds the kinds of evidence the text holds; over the same kinds outside the phrases
-	// in which "context" or "exceeded" is not a quantity ("context deadline exceeded",
-	// "context canceled"), for the overflow rule.
+	// has holds the kinds of evidence the text holds. over holds the kinds the text reports:
+	// those outside the phrases that only name a thing ("context deadline exceeded", "input
+	// validation error", "rate limit usage") and outside a hedge's guess ("to see if the prompt
+	// was blocked"); the overflow, filter and rate rules read over.
 	has, over kind
 	// nonASCII says the text holds a byte that is not ASCII, so the vocabulary of scripts
 	// written without spaces between words is worth looking for.
@@ -67,10 +68,16 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 	return f
 }
 
+// hedgeWords is how many words after a hedge ("if", "whether", "might", "may need") are read
+// as its guess rather than as a report. The text's punctuation is gone by now, so a hedge reaches
+// a fixed number of words rather than the end of its clause.
+const hedgeWords = 8
+
 // scan looks every word of the text up in the vocabulary, once.
 func (f *features) scan() {
 	norm := f.norm
 	masked := 0 // norm before this offset is inside a masking phrase
+	hedged := 0 // the next hedged words are a hedge's guess
 	for pos := 1; pos < len(norm); {
 		end := pos + strings.IndexByte(norm[pos:], ' ')
 		if end < pos {
@@ -87,8 +94,14 @@ func (f *features) scan() {
 			}
 		}
 		f.has |= k
-		if pos >= masked {
+		if pos >= masked && hedged == 0 {
 			f.over |= k
+		}
+		if hedged > 0 {
+			hedged--
+		}
+		if k&kHedge != 0 {
+			hedged = hedgeWords
 		}
 		pos = end + 1
 	}
@@ -286,7 +299,7 @@ func (f *features) overflow(status int) bool {
 // "blocked", "filtered", "refused" and "risk" need a word of what was judged (content, prompt,
 // output) or of the judging (violation, detected, flagged, rejected, system).
 func (f *features) filter() bool {
-	if f.any(kFilterStrong) || f.has&kFilterSoft != 0 && f.has&kJudged != 0 {
+	if f.over&kFilterStrong != 0 || f.over&kFilterSoft != 0 && f.has&kJudged != 0 {
 		return true
 	}
 	if f.contains("richtlinie", "sicherheit") {
@@ -333,12 +346,15 @@ func (f *features) timeout() bool { return f.any(kTimeout) }
 // untrusted: a TLS certificate the client would not trust.
 func (f *features) untrusted() bool { return f.any(kCertificate) && f.any(kUntrusted) }
 
-// transport: the request never completed at the transport level.
-func (f *features) transport() bool { return f.any(kTransport) }
+// transport: the request never completed at the transport level. An EOF a schema validator
+// met is the model's output ending early ([features.truncated]), not the connection's.
+func (f *features) transport() bool {
+	return f.any(kTransport) || f.any(kEOF) && !f.any(kSchema)
+}
 
-// rate: a rate limit or throttle.
+// rate: a rate limit or throttle, reported (not a usage report or a rate-limit header's name).
 func (f *features) rate() bool {
-	return f.any(kRate) || f.nonASCII && f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多")
+	return f.over&kRate != 0 || f.nonASCII && f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多")
 }
 
 // credentials: a missing, wrong or unauthorised credential, or an account that may not be
@@ -355,9 +371,10 @@ func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
 func (f *features) empty() bool { return f.any(kEmpty) || f.any(kEmptyWord) && f.any(kNone) }
 
 // truncated: the answer was cut off against the output cap ("the length limit was reached",
-// LengthFinishReasonError, "response too long").
+// LengthFinishReasonError, "response too long"), or a schema validator met the end of the
+// model's JSON before it was complete ("Invalid JSON: EOF while parsing a string").
 func (f *features) truncated() bool {
-	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach)
+	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach) || f.any(kEOF) && f.any(kSchema)
 }
 
 // providerFault: the provider failed on its side, or the process serving the model

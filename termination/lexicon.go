@@ -22,7 +22,7 @@ const (
 	kMaxWord                        // max, maximum: the start of a statement of the input cap
 	kReduceWord                     // reduce, shorten, trim: the start of a request for less input
 	kRequested                      // requested: a stated request size
-	kMask                           // phrases in which "context" or "exceeded" is no quantity
+	kMask                           // phrases that name a thing, not a limit hit: "context deadline exceeded", "input validation", "rate limit usage"
 	kFilterStrong                   // moderation, guardrail, content policy, … decide alone
 	kFilterSoft                     // safety, policy, blocked, refused, … need a kJudged word
 	kJudged                         // what was judged, or the judging: content, violation, detected, …
@@ -63,7 +63,10 @@ const (
 	kOutputCap                      // length limit, token limit, max tokens
 	kReach                          // reached
 	kFault                          // overloaded, internal, unavailable, upstream, crash, out of memory, …
-	kInvalid                        // invalid, malformed, unsupported, bad request, required, …
+	kInvalid                        // invalid, malformed, unsupported, bad request, required, alternate, …
+	kEOF                            // EOF: a transport's, unless a schema validator met it (kSchema)
+	kSchema                         // a schema validator's report: validation error, json_invalid
+	kHedge                          // if, whether, might, may need: what follows is a guess, not a report
 )
 
 // lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
@@ -85,7 +88,12 @@ var lexicon = map[kind][]string{
 	kMaxWord:    {"max", "maximum"},
 	kReduceWord: {"reduce", "shorten", "trim"},
 	kRequested:  {"requested"},
-	kMask:       {"context deadline exceeded", "deadline exceeded", "context canceled", "context cancelled"},
+	// The names of things that hold a limit's words without reporting a limit hit: Go's and
+	// Python's deadline errors, a validator's name (TGI's "Input validation error"), and rate
+	// limit reports (a usage object, the x-ratelimit-remaining and -reset headers).
+	kMask: {"context deadline exceeded", "deadline exceeded", "context canceled", "context cancelled",
+		"input validation", "rate limit usage", "rate limit remaining", "ratelimit remaining",
+		"rate limit reset", "ratelimit reset"},
 
 	kFilterStrong: {"moderat*", "flagged*", "harmful*", "inappropriat*", "prohibited*", "guardrail*", "unsafe*",
 		"censor*", "jailbreak*", "objectionable*", "offensive*", "toxic*", "nsfw*",
@@ -131,7 +139,7 @@ var lexicon = map[kind][]string{
 		"not trusted", "hostname mismatch", "invalid"},
 	kTransport: {"connect*", "disconnect*", "socket*", "econn*", "enotfound*", "eai*", "epipe*", "ehostunreach*",
 		"enetunreach*", "enetdown*", "getaddrinfo*", "unreachable*", "handshake*", "dns*", "network*", "goaway*",
-		"peer", "reset", "refused", "eof", "tls", "ssl", "no such host", "name resolution", "resolve host",
+		"peer", "reset", "refused", "tls", "ssl", "no such host", "name resolution", "resolve host",
 		"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe",
 		"name or service not known", "nodename nor servname"},
 	kRate: {"ratelimit*", "throttl*", "quota*", "rate limit*", "too many requests", "resource exhausted",
@@ -143,7 +151,7 @@ var lexicon = map[kind][]string{
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*"},
 	kModel:         {"model*"},
 	kNotFound: {"not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
-		"not a valid model", "try pulling", "pull the model"},
+		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model"},
 	kEmpty:     emptyPhrases(),
 	kEmptyWord: {"empty*"},
 	kNone:      {"none"},
@@ -155,7 +163,12 @@ var lexicon = map[kind][]string{
 		"temporarily", "backend error", "server had an error", "busy", "capacity"},
 	kInvalid: {"invalid*", "malformed*", "unsupported*", "validat*", "unprocessabl*", "unrecogni*", "incorrect*",
 		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
-		"missing", "unknown parameter"},
+		"missing", "unknown parameter", "alternat*"},
+	kEOF:    {"eof"},
+	kSchema: {"validation error", "validation errors", "json invalid"},
+	// A hedge opens a guess: "to see if the prompt was blocked", "you may need to load the
+	// model with a larger context length". The words after it (see [hedgeWords]) report nothing.
+	kHedge: {"if", "whether", "might", "may need", "may be", "may have"},
 }
 
 // emptyPhrases are the ways of saying an answer held nothing: "no output", "empty response",
