@@ -150,6 +150,11 @@ var (
 	// spelling and in the messages harnesses print for it; and Cerebras's wording for a call
 	// it could not generate.
 	malformedCallWords = []string{"malformed_function_call", "malformed function call", "failed to generate tool_calls", "failed to generate tool call"}
+	// cutCallWords: the JSON parser of a server that read the model's forced tool call (vLLM
+	// and TGI under tool_choice "required" or a named tool) met its end early, mostly because
+	// max_tokens ran out. Rust's serde and pydantic-core say "EOF while parsing" only of a
+	// document cut short; a request body the server could not parse reads "JSON decode error".
+	cutCallWords = []string{"eof while parsing"}
 )
 
 func classify(status int, body string, e errorBody) Failure {
@@ -172,7 +177,7 @@ func classify(status int, body string, e errorBody) Failure {
 		return ToolUseFailed
 	case containsAny(msg, schemaValidationWords):
 		return SchemaValidation
-	case containsAny(msg, malformedCallWords):
+	case containsAny(msg, malformedCallWords) || containsAny(msg, cutCallWords):
 		return ToolUseFailed
 	case strings.Contains(msg, "json") && near(msg, reBadJSON, reArguments, 60, "\n"):
 		return JSONValidation

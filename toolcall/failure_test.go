@@ -130,6 +130,10 @@ func TestClassifyFailure(t *testing.T) {
 		{"fastapi detail", 400, `{"detail":"tool_choice is not supported"}`, ToolsUnsupported},
 		{"plain prose", 0, "Failed to call a function. Please adjust your prompt.", ToolUseFailed},
 		{"argument object quoted in prose is not an envelope", 400, `The call {"message": "hello"} was rejected`, Other},
+		// A forced tool call (tool_choice "required") the server's parser found cut off, and a
+		// request body the server could not parse.
+		{"forced call cut off", 400, `{"error":{"message":"1 validation error for list[ToolCall]\n  Invalid JSON: EOF while parsing a list at line 3 column 0 [type=json_invalid, input_value='[{\"name\": \"get_w', input_type=str]","type":"BadRequestError","code":400}}`, ToolUseFailed},
+		{"request body not JSON", 422, `{"detail":[{"type":"json_invalid","loc":["body",41],"msg":"JSON decode error","input":{},"ctx":{"error":"Expecting ',' delimiter"}}]}`, Other},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
