@@ -241,7 +241,7 @@ var runnerRules = []struct {
 	kind Kind
 	re   *regexp.Regexp
 }{
-	{TypeCheck, regexp.MustCompile(`\b(tsc\b.*--noemit|vue-tsc|mypy|pyright|npm run (type-?check|tsc|check-types)|yarn (type-?check|tsc)|pnpm (run )?(type-?check|tsc)|bun run (type-?check|tsc))\b`)},
+	{TypeCheck, regexp.MustCompile(`\b(tsc\b.*--noemit|vue-tsc|svelte-check|astro check|mypy|pyright|npm run (type-?check|tsc|check-types)|yarn (type-?check|tsc)|pnpm (run )?(type-?check|tsc)|bun run (type-?check|tsc))\b`)},
 	{Lint, regexp.MustCompile(`\b(golangci-lint|go vet|staticcheck|eslint|ruff( check)?|flake8|pylint|cargo clippy|rubocop|mix credo|ktlint|detekt|npm run lint|yarn lint|pnpm (run )?lint|bun run lint|make lint|biome (check|lint))\b`)},
 	{Tests, regexp.MustCompile(`\b(go test|gotestsum|pytest|py\.test|python3? -m (pytest|unittest)|tox|nox|npm (run )?test|npm t\b|yarn (run )?test|pnpm (run )?test|bun (run )?test|npx (jest|vitest|mocha)|jest|vitest|mocha|cargo (test|nextest)|mvn\b.*\b(test|verify|install)\b|gradlew?\b.*\b(test|check)\b|rspec|rake (test|spec)|rails test|bin/rails test|make (test|check)|mix test|dotnet test|ctest|phpunit|deno test|swift test|zig build test|bundle exec (rspec|rake))\b`)},
 	{TypeCheck, regexp.MustCompile(`\btsc\b`)},
@@ -249,6 +249,22 @@ var runnerRules = []struct {
 	// make with any target but the non-building ones (make test and make lint are read above).
 	{Build, regexp.MustCompile(`^make\b(\s+(-\S+|\w+=\S+))*(\s+(all|build|install|[\w./-]*\.(o|a|so|bin|elf|exe)))?\s*(\d?>.*)?$|^make\b(\s+(-\S+|\w+=\S+))+\s*$`)},
 }
+
+// notRunner are commands that search, print or record text: a runner's name in their
+// arguments ("grep -n 'npm test' README.md", "echo cargo build", "git commit -m 'fix go test'")
+// runs nothing.
+var notRunner = map[string]bool{
+	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true,
+	"echo": true, "printf": true, "cat": true, "head": true, "tail": true, "less": true,
+	"more": true, "ls": true, "find": true, "sed": true, "awk": true, "wc": true, "git": true,
+	"gh": true, "jq": true, "which": true, "type": true, "man": true, "history": true,
+}
+
+// shells are commands whose quoted argument is itself a command line (bash -c "go test").
+var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "eval": true, "nix": true, "docker": true, "npx": true, "xargs": true}
+
+// quoted matches a single- or double-quoted argument.
+var quoted = regexp.MustCompile(`'[^']*'|"(?:[^"\\]|\\.)*"`)
 
 func classifyOne(cmd string) (Kind, bool) {
 	c := strings.ToLower(strings.TrimSpace(cmd))
@@ -259,6 +275,15 @@ func classifyOne(cmd string) (Kind, bool) {
 			break
 		}
 		c = strings.TrimSpace(c[len(f[0]):])
+	}
+	f := strings.Fields(c)
+	if len(f) == 0 || notRunner[f[0]] {
+		return "", false
+	}
+	if !shells[f[0]] {
+		// A runner named inside a quoted argument ("grep 'go test' ci.yml", a commit
+		// message) is text, not a run.
+		c = quoted.ReplaceAllString(c, "''")
 	}
 	for _, r := range runnerRules {
 		if r.re.MatchString(c) {
