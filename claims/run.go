@@ -36,7 +36,7 @@ type Run struct {
 // that carries its outcome: Claude Code's BashOutput and TaskOutput of the shell's id, or a
 // Read of the file its output is written to; Codex's write_stdin poll of the exec session;
 // Gemini CLI's read_background_output of the process, and its list_background_processes line
-// giving the process's exit code.
+// giving the process's exit code; Copilot CLI's read_bash of the shell.
 func Runs(steps []loopguard.Step) []Run {
 	var out []Run
 	background := map[string]string{} // shell id or output file -> command
@@ -147,6 +147,8 @@ func readsShell(st loopguard.Step) string {
 		keys = []string{"session_id"}
 	case "read_background_output": // Gemini CLI
 		keys = []string{"pid"}
+	case "read_bash": // Copilot CLI
+		keys = []string{"shellId"}
 	case "Read":
 		keys = []string{"file_path"}
 	default:
@@ -171,8 +173,9 @@ func readsShell(st loopguard.Step) string {
 
 // backgroundRe finds the id of a run started in the background: Claude Code's "Command
 // running in background with ID: b1x2", Codex's "Process running with session ID 15232",
-// Gemini CLI's "Command moved to background (PID: 4242)".
-var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)|process running with session id\s*(\d+)|command moved to background \(pid:\s*(\d+)\)`)
+// Gemini CLI's "Command moved to background (PID: 4242)", Copilot CLI's "<command started in
+// background with shellId: 0>".
+var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)|process running with session id\s*(\d+)|command moved to background \(pid:\s*(\d+)\)|started in background with shellid:\s*([^\s>]+)`)
 
 // listedExitRe reads a Gemini CLI list_background_processes line of a process that exited:
 // "- [PID 4242] EXITED: `make test` (Exit Code: 2)".
@@ -187,15 +190,16 @@ var lineNumbers = regexp.MustCompile(`(?m)^ *\d+(?:→|\t)`)
 
 func backgroundID(text string) string {
 	if m := backgroundRe.FindStringSubmatch(text); m != nil {
-		return m[1] + m[2] + m[3]
+		return m[1] + m[2] + m[3] + m[4]
 	}
 	return ""
 }
 
 // exitRe finds the exit status harnesses write into a shell result: Claude Code's "Exit code
 // 1", Codex's "Process exited with code 1" and "exit_code": 1, Gemini CLI's "Exit Code: 1",
-// Claude Code's background <exit_code>1</exit_code>, and Go's "exit status 1".
-var exitRe = regexp.MustCompile(`(?im)(?:^exit code:?\s*|process exited with code\s*|"exit_code"\s*:\s*|<exit_code>\s*|^exit status\s*|\(exit code:?\s*)(\d+)`)
+// Claude Code's background <exit_code>1</exit_code>, Copilot CLI's "<shellId: 0 completed with
+// exit code 1>", and Go's "exit status 1".
+var exitRe = regexp.MustCompile(`(?im)(?:^exit code:?\s*|process exited with code\s*|"exit_code"\s*:\s*|<exit_code>\s*|^exit status\s*|\(exit code:?\s*|completed with exit code\s*)(\d+)`)
 
 func exitStatus(text string) *int {
 	if m := exitRe.FindStringSubmatch(text); m != nil {
