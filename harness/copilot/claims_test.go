@@ -81,5 +81,3 @@ func TestClaimsEvidence(t *testing.T) {
 		})
 	}
 }
-
-
