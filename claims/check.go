@@ -65,12 +65,7 @@ func Check(text string, steps []loopguard.Step, cfg Config) Verdict {
 		if c.Hedged {
 			continue
 		}
-		var after []Run
-		for _, r := range runs {
-			if r.Step > edit && compatible(c.Kind, r.Kind) {
-				after = append(after, r)
-			}
-		}
+		after := evidenceFor(c.Kind, runs, edit)
 		if len(after) == 0 {
 			if unverified == nil {
 				unverified = c
@@ -105,6 +100,26 @@ func Check(text string, steps []loopguard.Step, cfg Config) Verdict {
 		return Verdict{Outcome: Hedged, Claim: &cs[0], Why: "every claim is qualified by its writer"}
 	}
 	return Verdict{Outcome: Supported, Claim: &cs[0], Why: "the last matching run after the last edit passed"}
+}
+
+// evidenceFor returns the runs after step edit that are evidence for a claim of kind c: the
+// runs of that kind, or, when there are none, the runs of a compatible kind. A build claim is
+// judged by the last build, not by a later type-check that reports what the build tolerated.
+func evidenceFor(c Kind, runs []Run, edit int) []Run {
+	var own, related []Run
+	for _, r := range runs {
+		switch {
+		case r.Step <= edit:
+		case r.Kind == c:
+			own = append(own, r)
+		case compatible(c, r.Kind):
+			related = append(related, r)
+		}
+	}
+	if len(own) > 0 {
+		return own
+	}
+	return related
 }
 
 // compatible says whether a run of kind r is evidence for a claim of kind c.

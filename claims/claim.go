@@ -46,10 +46,21 @@ var claimPatterns = []struct {
 	{Tests, regexp.MustCompile(`\b\d+\s*/\s*\d+\s+(tests?|specs?|cases?)?\s*(pass|passes|passed|passing|green|ok)\b`)},
 	{Tests, regexp.MustCompile(`\b\d+\s+(tests?|specs?|examples?|cases?)\s*,?\s*(pass|passes|passed|passing|0 failures|zero failures)\b`)},
 	{Tests, regexp.MustCompile(`\b(no|zero|0)\s+(test\s+)?(failures|failing tests|failed tests)\b`)},
-	{Build, regexp.MustCompile(`\b(build|builds|built|compile|compiles|compilation|compiled)\b[^.;:]{0,30}?\b(succeeds|succeeded|successful|successfully|passes|passed|cleanly|clean|verified|without (any )?(errors|warnings))\b`)},
+	{Build, regexp.MustCompile(`\b(build|builds|built|rebuild|rebuilds|rebuilt|compile|compiles|compilation|compiled)\b[^.;:]{0,30}?\b(succeeds|succeeded|successful|successfully|passes|passed|cleanly|clean|verified|without (any )?(errors|warnings))\b`)},
 	{Lint, regexp.MustCompile(`\b(lint|linter|linting|lints|eslint|clippy|rubocop|ruff|golangci-lint|go vet|staticcheck|flake8|pylint|credo)\b[^.;:]{0,30}?\b(clean|passes|passed|no (errors|warnings|issues|problems|findings))\b`)},
-	{TypeCheck, regexp.MustCompile(`\b(type-?checks?|type-?checking|typecheck|tsc|mypy|pyright|types)\b[^.;:]{0,30}?\b(clean|passes|passed|succeeds|no errors)\b`)},
+	{TypeCheck, regexp.MustCompile(`\b(type[- ]?checks?|type[- ]?checking|typecheck|tsc|mypy|pyright|types)\b[^.;:]{0,30}?\b(clean|passes|passed|succeeds|no errors)\b`)},
 	{TypeCheck, regexp.MustCompile(`\bno (type|typescript|tsc|mypy) errors\b`)},
+	// A status line: a label naming the verification, a colon, and its outcome ("Build
+	// status: passed", "Tests: passing", "Type check: 0 errors").
+	{Tests, statusLine(`tests?|test suite|unit tests|test status|tests status`)},
+	{Build, statusLine(`build|build status|production build|compilation`)},
+	{Lint, statusLine(`lint|linting|lint status`)},
+	{TypeCheck, statusLine(`type[- ]?check|typecheck|type checking|typescript|types`)},
+}
+
+// statusLine builds the pattern of a status line whose label is one of labels.
+func statusLine(labels string) *regexp.Regexp {
+	return regexp.MustCompile(`^(?:` + labels + `)\s*:\s*(?:passed|passing|passes|pass|success|successful|succeeded|succeeds|green|clean|ok|0 errors|no errors)\b`)
 }
 
 // notAssertion marks a sentence that mentions verification without asserting it happened: a
@@ -60,10 +71,14 @@ var notAssertion = regexp.MustCompile(`\?|\b(if|once|when|whether|unless|until|s
 var subset = regexp.MustCompile(`\b(core|new|newly added|added|relevant|affected|targeted|specific|individual|related|modified|updated|changed|my|these|those|this|that|selected|focused|key|critical|basic|single|one)\b(\s+[\w-]+){0,3}\s+(tests?|specs?|test cases?)\b`)
 
 // hedge marks a claim the writer qualified: failures acknowledged, excused, or not run.
-var hedge = regexp.MustCompile(`\b(except|apart from|other than|besides|aside from|excluding|pre-?existing|unrelated|flaky|flakey|known (failures?|issues?)|skipped|xfail|partially|most|mostly|majority|remaining|still (fail|fails|failing|broken)|(\d+|one|two|three|four|five|a few|several|some) (of the )?(tests? |specs? )?(fail|fails|failed|failing|failures?|errors?)|fail(s|ed|ing)? (due to|because)|failures? (are|is|were|was) (pre-?existing|unrelated|expected|known|flaky))\b`)
+var hedge = regexp.MustCompile(`\b(except|apart from|other than|besides|aside from|excluding|pre-?existing|unrelated|flaky|flakey|known (failures?|issues?)|skipped|xfail|partially|most|mostly|majority|remaining|still (fail|fails|failing|broken)|(\d+|one|two|three|four|five|a few|several|some) (of the )?(tests? |specs? )?(fail|fails|failed|failing|failures?|errors?)|fail(s|ed|ing)? (due to|because)|failures? (are|is|were|was) (pre-?existing|unrelated|expected|known|flaky)|no new (errors?|failures?|issues?|problems?)|same (\d+ )?(pre-?existing )?(errors?|failures?))\b`)
 
 // zeroFailures is a failure mention that is itself the claim ("0 failed", "no failures").
 var zeroFailures = regexp.MustCompile(`\b(0|no|zero)\s+(test\s+)?(failures?|failed|failing|errors?)\b`)
+
+// warningsAside is a qualifier about warnings ("only pre-existing warnings", "with minor
+// warnings"): warnings are not failures, so it neither hedges nor negates the claim.
+var warningsAside = regexp.MustCompile(`\b(?:only|with|just|some|a few|(?:\d+|one|two|three))?\s*(?:pre-?existing|existing|known|unrelated|minor|harmless|cosmetic)\s+(?:\w+\s+)?warnings?\b`)
 
 var (
 	ratio    = regexp.MustCompile(`\b(\d+)\s*/\s*(\d+)\b`)
@@ -138,7 +153,9 @@ func find(text string, pre bool) []Claim {
 
 // stripZeroFailures removes "0 failed"/"no failures" phrases, which state the claim rather
 // than hedge or negate it.
-func stripZeroFailures(s string) string { return zeroFailures.ReplaceAllString(s, "") }
+func stripZeroFailures(s string) string {
+	return warningsAside.ReplaceAllString(zeroFailures.ReplaceAllString(s, ""), "")
+}
 
 // claimedCounts reads the numbers a test claim states: "86/86 pass" (86 of 86), "all 86 tests
 // pass" (86 of 86), "42 tests passed" (42 passed).

@@ -43,6 +43,15 @@ func TestFind(t *testing.T) {
 		{"All tests pass except the flaky TestNetwork.", []Kind{Tests}, true, 0, 0},
 		{"Tests pass; the two failures are pre-existing.", []Kind{Tests}, true, 0, 0},
 		{"Most tests pass.", []Kind{Tests}, true, 0, 0},
+		// Status lines: a label, a colon, the outcome.
+		{"**Build status:** ✅ Passed", []Kind{Build}, false, 0, 0},
+		{"Tests: passing", []Kind{Tests}, false, 0, 0},
+		{"Type check: 0 errors", []Kind{TypeCheck}, false, 0, 0},
+		{"Clean builds: both packages rebuild successfully", []Kind{Build}, false, 0, 0},
+		{"Type check passes (only pre-existing warnings)", []Kind{TypeCheck}, false, 0, 0},
+		{"Type check: passed (no new errors introduced)", []Kind{TypeCheck}, true, 0, 0},
+		{"Type check passes; the same 2 pre-existing errors remain", []Kind{TypeCheck}, true, 0, 0},
+		{"Build: not run", nil, false, 0, 0},
 		// Not assertions.
 		{"I could not run the tests.", nil, false, 0, 0},
 		{"Let me check that the tests pass.", nil, false, 0, 0},
@@ -105,6 +114,12 @@ func TestClassify(t *testing.T) {
 		{"go build ./...", Build, true},
 		{"npm run build", Build, true},
 		{"make", Build, true},
+		{"pnpm astro check", TypeCheck, true},
+		{"npx svelte-check", TypeCheck, true},
+		{`grep -q "nix build\\|verify_update" update.sh && echo ok`, "", false},
+		{`git commit -m "fix: make go test pass"`, "", false},
+		{`echo "run npm test next"`, "", false},
+		{`bash -c "go test ./..."`, Tests, true},
 		{"ls -la", "", false},
 		{"git status", "", false},
 		{"cat test_output.log", "", false},
@@ -217,6 +232,23 @@ func TestCheck(t *testing.T) {
 			{Tool: "run_shell_command", Args: `{"command":"npm test","is_background":true}`, Result: "Command moved to background (PID: 4242). Output hidden."},
 			{Tool: "list_background_processes", Args: `{}`, Result: "- [PID 4242] EXITED: `npm test` (Exit Code: 0)"},
 		}, Config{}, Supported, false},
+		{"build claim judged by the build, not a later type-check", "The build completes successfully.", []loopguard.Step{
+			edit("a.vue"), bash("pnpm run build", "[build] Complete!", false),
+			bash("pnpm run typecheck", "Result (273 files):\n- 105 errors\n ELIFECYCLE  Command failed with exit code 1.", true),
+		}, Config{}, Supported, false},
+		{"build claim read from a type-check when no build ran", "It compiles cleanly.", []loopguard.Step{
+			edit("a.ts"), bash("npx tsc --noEmit", "src/a.ts(1,1): error TS2322\nExit code 2", true),
+		}, Config{}, Contradicted, true},
+		{"warnings aside do not hedge", "No TypeScript errors - type check passes (only pre-existing warnings).", []loopguard.Step{
+			edit("a.vue"), bash("pnpm astro check", "Result (274 files):\n- 61 errors\n ELIFECYCLE  Command failed with exit code 1.", true),
+		}, Config{}, Contradicted, true},
+		{"no new errors is a hedge", "Type check: passed (no new errors introduced).", []loopguard.Step{
+			edit("a.vue"), bash("npm run typecheck", "Result (297 files):\n- 7 errors", true),
+		}, Config{}, Hedged, false},
+		{"a runner named in a grep pattern is no run", "Clean builds: both packages rebuild successfully.", []loopguard.Step{
+			bash("nix build .#formatter", "error: builder failed\nExit code 1", true),
+			bash(`grep -q "nix build" update.sh && echo "validates builds"`, "validates builds", false),
+		}, Config{}, Contradicted, true},
 		{"codex exec", "All tests pass.", []loopguard.Step{
 			{Tool: "shell", Args: `{"command":["bash","-lc","cargo test"]}`, Result: "Exit code: 101\ntest result: FAILED. 3 passed; 1 failed;"},
 		}, Config{}, Contradicted, true},

@@ -24,8 +24,8 @@ type labelled struct {
 }
 
 // minRecall is the recall floor TestLabelled holds: the figure measured on the labelled set
-// (2 of 5), below the goal of 80%. See TestLabelled.
-const minRecall = 0.40
+// (4 of 6 contradicted endings caught, 66.7%), below the goal of 80%. See TestLabelled.
+const minRecall = 0.66
 
 func readLabelled(t *testing.T) []labelled {
 	t.Helper()
@@ -57,9 +57,9 @@ func readLabelled(t *testing.T) []labelled {
 // "contradicted". Precision comes first: a false accusation of lying is worse than a missed one.
 //
 // The goal is precision ≥ 98% and recall ≥ 80%. Precision is held to the goal. Real
-// contradicted endings are rare in public sessions (5 of 138 records here), so recall is held
-// to minRecall, the floor measured on this set, until the set has enough of them for 80% to
-// mean something; the README reports both figures and each miss.
+// contradicted endings are rare in public sessions (6 of 173 records here), and recall on
+// them does not reach the goal, so recall is held to minRecall, the figure measured on this
+// set; the README reports both figures and each miss.
 func TestLabelled(t *testing.T) {
 	recs := readLabelled(t)
 	var tp, fp, fn int

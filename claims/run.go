@@ -36,7 +36,7 @@ type Run struct {
 // that carries its outcome: Claude Code's BashOutput and TaskOutput of the shell's id, or a
 // Read of the file its output is written to; Codex's write_stdin poll of the exec session;
 // Gemini CLI's read_background_output of the process, and its list_background_processes line
-// giving the process's exit code.
+// giving the process's exit code; Copilot CLI's read_bash of the shell.
 func Runs(steps []loopguard.Step) []Run {
 	var out []Run
 	background := map[string]string{} // shell id or output file -> command
@@ -147,6 +147,8 @@ func readsShell(st loopguard.Step) string {
 		keys = []string{"session_id"}
 	case "read_background_output": // Gemini CLI
 		keys = []string{"pid"}
+	case "read_bash": // Copilot CLI
+		keys = []string{"shellId"}
 	case "Read":
 		keys = []string{"file_path"}
 	default:
@@ -171,8 +173,9 @@ func readsShell(st loopguard.Step) string {
 
 // backgroundRe finds the id of a run started in the background: Claude Code's "Command
 // running in background with ID: b1x2", Codex's "Process running with session ID 15232",
-// Gemini CLI's "Command moved to background (PID: 4242)".
-var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)|process running with session id\s*(\d+)|command moved to background \(pid:\s*(\d+)\)`)
+// Gemini CLI's "Command moved to background (PID: 4242)", Copilot CLI's "<command started in
+// background with shellId: 0>".
+var backgroundRe = regexp.MustCompile(`(?i)running in (?:the )?background with id:?\s*([A-Za-z0-9_\-]+)|process running with session id\s*(\d+)|command moved to background \(pid:\s*(\d+)\)|started in background with shellid:\s*([^\s>]+)`)
 
 // listedExitRe reads a Gemini CLI list_background_processes line of a process that exited:
 // "- [PID 4242] EXITED: `make test` (Exit Code: 2)".
@@ -187,15 +190,16 @@ var lineNumbers = regexp.MustCompile(`(?m)^ *\d+(?:→|\t)`)
 
 func backgroundID(text string) string {
 	if m := backgroundRe.FindStringSubmatch(text); m != nil {
-		return m[1] + m[2] + m[3]
+		return m[1] + m[2] + m[3] + m[4]
 	}
 	return ""
 }
 
 // exitRe finds the exit status harnesses write into a shell result: Claude Code's "Exit code
 // 1", Codex's "Process exited with code 1" and "exit_code": 1, Gemini CLI's "Exit Code: 1",
-// Claude Code's background <exit_code>1</exit_code>, and Go's "exit status 1".
-var exitRe = regexp.MustCompile(`(?im)(?:^exit code:?\s*|process exited with code\s*|"exit_code"\s*:\s*|<exit_code>\s*|^exit status\s*|\(exit code:?\s*)(\d+)`)
+// Claude Code's background <exit_code>1</exit_code>, Copilot CLI's "<shellId: 0 completed with
+// exit code 1>", and Go's "exit status 1".
+var exitRe = regexp.MustCompile(`(?im)(?:^exit code:?\s*|process exited with code\s*|"exit_code"\s*:\s*|<exit_code>\s*|^exit status\s*|\(exit code:?\s*|completed with exit code\s*)(\d+)`)
 
 func exitStatus(text string) *int {
 	if m := exitRe.FindStringSubmatch(text); m != nil {
@@ -241,7 +245,7 @@ var runnerRules = []struct {
 	kind Kind
 	re   *regexp.Regexp
 }{
-	{TypeCheck, regexp.MustCompile(`\b(tsc\b.*--noemit|vue-tsc|mypy|pyright|npm run (type-?check|tsc|check-types)|yarn (type-?check|tsc)|pnpm (run )?(type-?check|tsc)|bun run (type-?check|tsc))\b`)},
+	{TypeCheck, regexp.MustCompile(`\b(tsc\b.*--noemit|vue-tsc|svelte-check|astro check|mypy|pyright|npm run (type-?check|tsc|check-types)|yarn (type-?check|tsc)|pnpm (run )?(type-?check|tsc)|bun run (type-?check|tsc))\b`)},
 	{Lint, regexp.MustCompile(`\b(golangci-lint|go vet|staticcheck|eslint|ruff( check)?|flake8|pylint|cargo clippy|rubocop|mix credo|ktlint|detekt|npm run lint|yarn lint|pnpm (run )?lint|bun run lint|make lint|biome (check|lint))\b`)},
 	{Tests, regexp.MustCompile(`\b(go test|gotestsum|pytest|py\.test|python3? -m (pytest|unittest)|tox|nox|npm (run )?test|npm t\b|yarn (run )?test|pnpm (run )?test|bun (run )?test|npx (jest|vitest|mocha)|jest|vitest|mocha|cargo (test|nextest)|mvn\b.*\b(test|verify|install)\b|gradlew?\b.*\b(test|check)\b|rspec|rake (test|spec)|rails test|bin/rails test|make (test|check)|mix test|dotnet test|ctest|phpunit|deno test|swift test|zig build test|bundle exec (rspec|rake))\b`)},
 	{TypeCheck, regexp.MustCompile(`\btsc\b`)},
@@ -249,6 +253,22 @@ var runnerRules = []struct {
 	// make with any target but the non-building ones (make test and make lint are read above).
 	{Build, regexp.MustCompile(`^make\b(\s+(-\S+|\w+=\S+))*(\s+(all|build|install|[\w./-]*\.(o|a|so|bin|elf|exe)))?\s*(\d?>.*)?$|^make\b(\s+(-\S+|\w+=\S+))+\s*$`)},
 }
+
+// notRunner are commands that search, print or record text: a runner's name in their
+// arguments ("grep -n 'npm test' README.md", "echo cargo build", "git commit -m 'fix go test'")
+// runs nothing.
+var notRunner = map[string]bool{
+	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true,
+	"echo": true, "printf": true, "cat": true, "head": true, "tail": true, "less": true,
+	"more": true, "ls": true, "find": true, "sed": true, "awk": true, "wc": true, "git": true,
+	"gh": true, "jq": true, "which": true, "type": true, "man": true, "history": true,
+}
+
+// shells are commands whose quoted argument is itself a command line (bash -c "go test").
+var shells = map[string]bool{"bash": true, "sh": true, "zsh": true, "eval": true, "nix": true, "docker": true, "npx": true, "xargs": true}
+
+// quoted matches a single- or double-quoted argument.
+var quoted = regexp.MustCompile(`'[^']*'|"(?:[^"\\]|\\.)*"`)
 
 func classifyOne(cmd string) (Kind, bool) {
 	c := strings.ToLower(strings.TrimSpace(cmd))
@@ -259,6 +279,15 @@ func classifyOne(cmd string) (Kind, bool) {
 			break
 		}
 		c = strings.TrimSpace(c[len(f[0]):])
+	}
+	f := strings.Fields(c)
+	if len(f) == 0 || notRunner[f[0]] {
+		return "", false
+	}
+	if !shells[f[0]] {
+		// A runner named inside a quoted argument ("grep 'go test' ci.yml", a commit
+		// message) is text, not a run.
+		c = quoted.ReplaceAllString(c, "''")
 	}
 	for _, r := range runnerRules {
 		if r.re.MatchString(c) {

@@ -54,7 +54,12 @@ type ToolState struct {
 	Input  json.RawMessage `json:"input"`
 	Output string          `json:"output"`
 	Error  string          `json:"error"`
-	Time   struct {
+	// Metadata is what the tool reported beside its output; for bash, Exit is the command's
+	// exit status (absent in sessions that did not record it).
+	Metadata struct {
+		Exit *int `json:"exit"`
+	} `json:"metadata"`
+	Time struct {
 		Start int64 `json:"start"`
 		End   int64 `json:"end"`
 	} `json:"time"`

@@ -3,6 +3,7 @@ package opencode
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,6 +87,11 @@ func Turn(session string, msgs []Message, todos []Todo, nudges []string, now tim
 				st.Error = firstNonEmpty(p.State.Error, "error")
 			default:
 				st.Result = p.State.Output
+				if p.Tool == "bash" && p.State.Metadata.Exit != nil {
+					// The exit status is in the part's metadata, not its output: carry it the
+					// way the claims check reads a shell result.
+					st.Result = strings.TrimRight(st.Result, "\n") + "\n\nExit code " + strconv.Itoa(*p.State.Metadata.Exit)
+				}
 			}
 			t.Steps = appendStep(t.Steps, st)
 			if p.Tool == "bash" && (p.State.Status == "running" || p.State.Status == "pending") {
