@@ -180,6 +180,12 @@ var transportErrnos = map[syscall.Errno]string{
 // Detail is the status when there is one, else the class name.
 func providerEvidence(a *APIError) Classification {
 	b := a.body()
+	if !b.found() && strings.ContainsRune(a.Message, '{') {
+		// No body but a message holding one: read the body the message quotes.
+		if mb := ReadErrorBody(a.Message); mb.object {
+			b, b.inMessage = mb, true
+		}
+	}
 	status := a.Status
 	if status < 100 || status >= 600 {
 		status = 0 // no HTTP status: neither its bucket nor its detail
@@ -296,7 +302,8 @@ func bodyRefusal(body string) bool {
 // emptyReply reports whether the body is a reply rather than an error, and one that carries
 // nothing: no text and no tool call in any choice (the OpenAI family), in the message (Ollama's
 // chat) or in the response (Ollama's generate), no content block (Anthropic), no candidate with
-// a part (Gemini). A shape it does not know is not empty.
+// a part (Gemini), an empty text (Cohere's chat and others' one-field replies). A shape it does
+// not know is not empty.
 func emptyReply(body string) bool {
 	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
 		return false
@@ -305,6 +312,7 @@ func emptyReply(body string) bool {
 		Choices    []replyMessage `json:"choices"`
 		Message    *replyMessage  `json:"message"`
 		Response   *string        `json:"response"`
+		Text       *string        `json:"text"`
 		Done       bool           `json:"done"`
 		Type       string         `json:"type"`
 		Content    []any          `json:"content"`
@@ -331,6 +339,8 @@ func emptyReply(body string) bool {
 		return r.Done && strings.TrimSpace(*r.Response) == ""
 	case r.Type == "message":
 		return len(r.Content) == 0
+	case r.Text != nil:
+		return strings.TrimSpace(*r.Text) == ""
 	case len(r.Candidates) > 0:
 		for _, c := range r.Candidates {
 			if len(c.Content.Parts) > 0 {

@@ -213,6 +213,39 @@ func TestClassifyHardCases(t *testing.T) {
 		{"wrong model as 503", "acme", 503, `{"error":{"message":"Invalid model: gpt-x does not exist"}}`, InvalidRequest},
 		{"overloaded model as 503", "acme", 503, `{"error":{"message":"The model is overloaded, please try later"}}`, ProviderError},
 		{"role alternation, no status", "", 0, `Conversation roles must alternate user/assistant/user/assistant`, InvalidRequest},
+		// A hedge lasts to the end of its sentence, not further.
+		{"hedge ends with its sentence", "", 0, `If this keeps happening, contact support. The prompt is too long: 9000 tokens, maximum 8192.`, ContextOverflow},
+		{"long hedge", "", 0, `Model load failed: the server is overloaded. If you think this is wrong you can lower the loading safety guardrails in the settings panel.`, ProviderError},
+		// A cap stated as a requirement on the input; the same on the output alone is a parameter.
+		{"input must have less than", "acme", 400, `{"error":{"message":"prompt must have less than 4096 tokens, got 5000"}}`, ContextOverflow},
+		{"output must be less than", "acme", 400, `{"error":{"message":"max_tokens must be less than 4096"}}`, InvalidRequest},
+		// The reply cut off against the output cap; the output cap as a rejected parameter.
+		{"reply truncated", "", 0, `warning: the reply was truncated at the max_tokens limit`, OutputTruncated},
+		{"reply over the output maximum", "", 0, `The model's response exceeded the 4096 output token maximum.`, OutputTruncated},
+		{"input truncated is no output cut", "", 0, `note: input was truncated to fit`, Unknown},
+		// Billing in Chinese; a per-minute rate that suggests a paid plan is still a rate.
+		{"balance insufficient in Chinese", "acme", 429, `{"error":{"message":"账户余额不足，请充值"}}`, AuthFailed},
+		{"per-minute rate with an upgrade pitch", "acme", 0, `You have been rate limited: 10 requests per minute. Upgrade to a paid plan for more.`, RateLimited},
+		{"qps", "", 0, `request limit reached: 5 qps`, RateLimited},
+		// A server's own lack is its fault, not the caller's abort.
+		{"aborted for lack of resources", "", 0, `Model load aborted: insufficient system resources`, ProviderError},
+		{"model still loading", "acme", 0, `{"error":"Model acme/tiny is currently loading","estimated_time":12.0}`, ProviderError},
+		{"engine exit code", "", 0, `Error loading model. (Exit code: 3)`, ProviderError},
+		// Streams reset or cut mid-read; a protocol error sending the request.
+		{"http2 stream reset", "", 0, `stream was reset: INTERNAL_ERROR while reading the body`, StreamCut},
+		{"eof while streaming", "", 0, `streaming error: unexpected EOF`, StreamCut},
+		{"protocol error", "", 0, `client error (SendRequest): http2 error: connection error detected: protocol error`, NetworkError},
+		{"timer took longer", "", 0, `The connection took longer than 0:00:30. It was aborted.`, Timeout},
+		// What was asked for does not exist; a refused connection is no refusal.
+		{"endpoint not found", "acme", 0, `{"status":"Deployment endpoint not found"}`, InvalidRequest},
+		{"proxy page, connection refused", "", 0, `<p>The system returned: (111) Connection refused</p>`, NetworkError},
+		{"bare auth", "", 0, `AuthError: no auth for app 12`, AuthFailed},
+		// An empty one-field reply; a client saying nothing came.
+		{"empty text reply", "acme", 200, `{"text":""}`, EmptyResponse},
+		{"no reply produced", "", 0, `Sorry, the assistant did not produce a reply.`, EmptyResponse},
+		{"safety ratings is a field's name", "google", 0, `no part was returned, but none was returned as text; see safety_ratings`, EmptyResponse},
+		// A body quoted in an SDK's message: its keys are no words.
+		{"keys of a quoted body are no words", "anthropic", 400, `API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 9000 > 8192, the maximum allowed number of output tokens"}}`, InvalidRequest},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

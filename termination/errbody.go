@@ -39,6 +39,9 @@ type ErrorBody struct {
 	codes  []string // every type, code, status and reason found
 	quotas []string // the quota ids and metrics of a Google QuotaFailure
 	object bool     // an error object was read (JSON or a rendering of one)
+	// inMessage: the body was read from the error's message (an SDK's "Error code: 400 - {…}"),
+	// so the message's objects are in texts and codes already.
+	inMessage bool
 }
 
 // found reports whether anything at all was read.

@@ -56,7 +56,15 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 	for _, s := range b.quotas {
 		w.add(s)
 	}
-	w.add(a.Message)
+	msg := a.Message
+	if b.inMessage {
+		// The objects' own words are in b, and their keys are no prose; an object cut off is
+		// read as text, since the reader may have kept little of it.
+		if prose, whole := outsideObjects(msg); whole {
+			msg = prose
+		}
+	}
+	w.add(msg)
 	for _, s := range b.texts {
 		if s != a.Message {
 			w.add(s)
@@ -68,10 +76,31 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 	return f
 }
 
-// hedgeWords is how many words after a hedge ("if", "whether", "might", "may need") are read
-// as its guess rather than as a report. The text's punctuation is gone by now, so a hedge reaches
-// a fixed number of words rather than the end of its clause.
-const hedgeWords = 8
+// hedgeWords bounds how many words after a hedge ("if", "whether", "might", "may need") are
+// read as its guess rather than as a report: to the end of its sentence, at most this many.
+const hedgeWords = 16
+
+// outsideObjects returns s without the objects written into it ({…} spans, JSON or a language's
+// rendering of one): the prose an SDK or a client wrote around a provider's error body. whole
+// is false when an object is cut off at the end of s.
+func outsideObjects(s string) (prose string, whole bool) {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '{':
+			if depth == 0 {
+				b.WriteByte(' ')
+			}
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), depth == 0
+}
 
 // scan looks every word of the text up in the vocabulary, once.
 func (f *features) scan() {
@@ -97,7 +126,10 @@ func (f *features) scan() {
 		if pos >= masked && hedged == 0 {
 			f.over |= k
 		}
-		if hedged > 0 {
+		switch {
+		case word == ".":
+			hedged = 0 // a sentence ends, and its hedge with it
+		case hedged > 0:
 			hedged--
 		}
 		if k&kHedge != 0 {
@@ -124,7 +156,8 @@ func (f *features) contains(subs ...string) bool {
 // wordWriter writes text as lower-case words separated by single spaces. A word is a run of
 // letters and digits; a camel-case boundary (rateLimit, APIConnection) starts a new word; a
 // thousands separator inside a number is dropped; the comparison signs > < >= <= ≥ ≤ are words
-// of their own; everything else separates.
+// of their own; the end of a sentence (. ! or ? before a space or the end) is the word "."; everything
+// else separates.
 type wordWriter struct {
 	b        strings.Builder
 	nonASCII bool
@@ -153,6 +186,11 @@ func (w *wordWriter) add(s string) {
 				}
 				w.b.WriteByte(c)
 				inWord, prev = true, rune(c)
+				continue
+			case (c == '.' || c == '!' || c == '?') && (i == len(s) || s[i] == ' ' || s[i] == '\n'):
+				w.space()
+				w.b.WriteByte('.')
+				inWord, prev = false, rune(c)
 				continue
 			case c == ' ' || c == '_' || c == '-' || c == '.' || c == ':' || c == '"' || c == '/' || c == '\'':
 				inWord, prev = false, rune(c)
@@ -291,6 +329,9 @@ func (f *features) overflow(status int) bool {
 	if g&kRange != 0 && g&kInput != 0 && g&kMeasure != 0 {
 		return true // "Range of input length should be [1, 6000]": the input left its allowed range
 	}
+	if g&kBelow != 0 && g&kInput != 0 {
+		return true // "`inputs` must have less than 2048 tokens", "prompt_tokens must be less than max_seq_len"
+	}
 	return g&kExceed != 0 && g&kLimit != 0
 }
 
@@ -320,8 +361,10 @@ func (f *features) billing(provider string, quotas []string) bool {
 	if google {
 		return perDay || f.any(kLimitZero) || (f.any(kFree) && f.any(kTier) && f.any(kNegation))
 	}
-	upgrade := f.any(kUpgrade) && f.any(kPlan)
-	return perDay || upgrade || f.any(kBilling)
+	// A rate stated per minute or second is a rate limit, whatever plan it suggests buying.
+	upgrade := f.any(kUpgrade) && f.any(kPlan) && !f.any(kShortTime)
+	return perDay || upgrade || f.any(kBilling) && !f.any(kShortTime) ||
+		f.nonASCII && f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足")
 }
 
 // recursion: an agent graph's recursion limit.
@@ -329,7 +372,9 @@ func (f *features) recursion() bool { return f.any(kRecursion) }
 
 // abort: the caller aborted, cancelled or interrupted the request. A connection that was
 // aborted ("Connection aborted", ECONNABORTED) is the transport's, not the caller's.
-func (f *features) abort() bool { return f.any(kAbort) && !f.any(kConnection) }
+func (f *features) abort() bool {
+	return f.any(kAbort) && !f.any(kConnection) && !f.any(kResource) // "loading aborted due to insufficient system resources"
+}
 
 // streamCut: a response that began and broke off. A process that terminated crashed; nothing
 // was cut.
@@ -354,13 +399,13 @@ func (f *features) transport() bool {
 
 // rate: a rate limit or throttle, reported (not a usage report or a rate-limit header's name).
 func (f *features) rate() bool {
-	return f.over&kRate != 0 || f.nonASCII && f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多")
+	return f.over&kRate != 0 || f.nonASCII && f.contains("限速", "限流", "频率限制", "速率限制", "过于频繁", "请求过多", "并发")
 }
 
 // credentials: a missing, wrong or unauthorised credential, or an account that may not be
 // used.
 func (f *features) credentials() bool {
-	return f.any(kCredentials) || f.any(kAccount) && f.any(kAccountBarred)
+	return f.over&kCredentials != 0 || f.over&kAccount != 0 && f.over&kAccountBarred != 0
 }
 
 // noModel: the model asked for does not exist.
@@ -374,13 +419,15 @@ func (f *features) empty() bool { return f.any(kEmpty) || f.any(kEmptyWord) && f
 // LengthFinishReasonError, "response too long"), or a schema validator met the end of the
 // model's JSON before it was complete ("Invalid JSON: EOF while parsing a string").
 func (f *features) truncated() bool {
-	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach) || f.any(kEOF) && f.any(kSchema)
+	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach) || f.any(kEOF) && f.any(kSchema) ||
+		f.over&kTruncWord != 0 && f.any(kReply) || // "response was truncated"
+		f.any(kReply) && f.any(kOutput) && f.over&kExceed != 0 && f.any(kLimit) // "response exceeded the 32000 output token maximum"
 }
 
 // providerFault: the provider failed on its side, or the process serving the model
 // terminated ("llama runner process has terminated: exit status 1").
 func (f *features) providerFault() bool {
-	return f.any(kFault) || f.any(kProcess) && f.any(kProcessEnd)
+	return f.any(kFault) || f.any(kResource) || f.any(kProcess) && f.any(kProcessEnd)
 }
 
 // invalid: the request itself is malformed.

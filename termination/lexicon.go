@@ -67,6 +67,11 @@ const (
 	kEOF                            // EOF: a transport's, unless a schema validator met it (kSchema)
 	kSchema                         // a schema validator's report: validation error, json_invalid
 	kHedge                          // if, whether, might, may need: what follows is a guess, not a report
+	kBelow                          // less than, fewer than, at most: a cap stated as a requirement
+	kTruncWord                      // truncated
+	kReply                          // response, reply, answer: what the model sends back
+	kShortTime                      // per minute, per second, TPM, QPS: a rate, not a budget
+	kResource                       // insufficient system resources, out of memory: the server's lack
 )
 
 // lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
@@ -93,7 +98,10 @@ var lexicon = map[kind][]string{
 	// limit reports (a usage object, the x-ratelimit-remaining and -reset headers).
 	kMask: {"context deadline exceeded", "deadline exceeded", "context canceled", "context cancelled",
 		"input validation", "rate limit usage", "rate limit remaining", "ratelimit remaining",
-		"rate limit reset", "ratelimit reset"},
+		"rate limit reset", "ratelimit reset",
+		// pydantic's error type for a field the API does not take; a refused connection; the
+		// names of Gemini's response fields a client points at.
+		"extra forbidden", "connection refused", "safety ratings", "safety rating", "prompt feedback"},
 
 	kFilterStrong: {"moderat*", "flagged*", "harmful*", "inappropriat*", "prohibited*", "guardrail*", "unsafe*",
 		"censor*", "jailbreak*", "objectionable*", "offensive*", "toxic*", "nsfw*",
@@ -122,18 +130,19 @@ var lexicon = map[kind][]string{
 	kAbort:      {"abort*", "cancel*", "interrupt*", "client closed request"},
 	kConnection: {"connect*", "econn*", "socket*", "deadline*"},
 
-	kProcess:    {"exit status", "process", "processes", "runner"},
-	kProcessEnd: {"terminated", "exited", "exit status", "killed", "died", "crashed"},
+	kProcess:    {"exit status", "exit code", "process", "processes", "runner"},
+	kProcessEnd: {"terminated", "exited", "exit status", "exit code", "killed", "died", "crashed"},
 	kRange:      {"range"},
 	kMeasure:    {"length*", "size*", "len"},
 	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
 		"stream ended", "ended unexpectedly", "terminated", "stream closed", "stream disconnected",
-		"stream interrupted", "response ended", "body ended", "unexpected end of stream"},
+		"stream interrupted", "response ended", "body ended", "unexpected end of stream",
+		"stream was reset", "stream reset", "rst stream"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
-	kStreamBreak: {"connect*", "idle*", "partial*"},
+	kStreamBreak: {"connect*", "idle*", "partial*", "eof", "reset"},
 
 	kTimeout: {"timeout*", "etimedout*", "timedout*", "timed out", "time out", "deadline exceeded", "deadline",
-		"took too long"},
+		"took too long", "took longer"},
 	kCertificate: {"certificate*", "x509*", "cert*"},
 	kUntrusted: {"verif*", "untrust*", "selfsigned*", "expired*", "issuer*", "self signed", "unknown authority",
 		"not trusted", "hostname mismatch", "invalid"},
@@ -141,15 +150,16 @@ var lexicon = map[kind][]string{
 		"enetunreach*", "enetdown*", "getaddrinfo*", "unreachable*", "handshake*", "dns*", "network*", "goaway*",
 		"peer", "reset", "refused", "tls", "ssl", "no such host", "name resolution", "resolve host",
 		"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe",
-		"name or service not known", "nodename nor servname"},
+		"name or service not known", "nodename nor servname", "channel closed", "protocol error"},
 	kRate: {"ratelimit*", "throttl*", "quota*", "rate limit*", "too many requests", "resource exhausted",
-		"requests per", "tokens per", "tpm", "rpm", "slow down", "concurrency limit", "concurrent requests"},
+		"requests per", "tokens per", "queries per", "tpm", "rpm", "qps", "slow down", "concurrency limit",
+		"concurrent requests"},
 	kCredentials: {"unauthori*", "unauthenticat*", "authenticat*", "forbidden*", "credential*", "apikey*", "oauth*",
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
-		"access token", "invalid token", "token expired", "expired token"},
+		"access token", "invalid token", "token expired", "expired token", "auth"},
 	kAccount:       {"account"},
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*"},
-	kModel:         {"model*"},
+	kModel:         {"model*", "endpoint*", "deployment*"},
 	kNotFound: {"not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
 		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model"},
 	kEmpty:     emptyPhrases(),
@@ -160,7 +170,8 @@ var lexicon = map[kind][]string{
 	kReach:     {"reach*"},
 	kFault: {"overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
 		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
-		"temporarily", "backend error", "server had an error", "busy", "capacity"},
+		"temporarily", "backend error", "server had an error", "busy", "capacity", "degraded*",
+		"currently loading", "not ready", "failed to load", "error loading"},
 	kInvalid: {"invalid*", "malformed*", "unsupported*", "validat*", "unprocessabl*", "unrecogni*", "incorrect*",
 		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
 		"missing", "unknown parameter", "alternat*"},
@@ -169,12 +180,25 @@ var lexicon = map[kind][]string{
 	// A hedge opens a guess: "to see if the prompt was blocked", "you may need to load the
 	// model with a larger context length". The words after it (see [hedgeWords]) report nothing.
 	kHedge: {"if", "whether", "might", "may need", "may be", "may have"},
+
+	kBelow:     {"less than", "fewer than", "at most", "no more than", "no longer than"},
+	kTruncWord: {"truncat*"},
+	kReply:     {"response*", "reply", "replies", "answer*", "completion*"},
+	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
+	kResource: {"insufficient system resource*", "insufficient resource*", "out of memory", "oom",
+		"not enough memory"},
 }
 
 // emptyPhrases are the ways of saying an answer held nothing: "no output", "empty response",
 // "response is empty", "without sending any chunks", "none were returned".
 func emptyPhrases() []string {
-	out := []string{"none were returned", "returned nothing", "or empty"}
+	out := []string{"none were returned", "none was returned", "returned nothing", "or empty", "empty or"}
+	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
+		"didn t manage to produce", "did not manage to produce", "failed to produce"} {
+		for _, n := range []string{"a reply", "a response", "an answer", "a completion", "any output", "any content"} {
+			out = append(out, v+" "+n)
+		}
+	}
 	for _, w := range []string{"output", "response", "content", "completion", "reply", "text", "result",
 		"message", "choices", "candidates", "object", "chunks", "generation"} {
 		out = append(out, "no "+w, "empty "+w, w+" is empty", w+" was empty", "without sending any "+w)
