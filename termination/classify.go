@@ -158,11 +158,13 @@ var transportErrnos = map[syscall.Errno]string{
 //  6. Abort wording (not a connection's): cancelled; wording of a model that does not exist
 //     ("model 'x' not found", "Incorrect model ID"): invalid_request; both whatever the
 //     status (a gateway sends a wrong model id as a 503).
-//  7. A decisive status (the response's, the body's, or one an SDK wrote into its message,
-//     "Error code: 429"): 429 rate_limited; 401, 403, 407 auth_failed; 499 (client closed
+//  7. A decisive status (the response's, the body's, one an SDK wrote into its message,
+//     "Error code: 429", or the status whose reason phrase the body's whole message is, a
+//     gateway's 502 saying "Bad Request"): 429 rate_limited; 401, 403, 407 auth_failed; 499 (client closed
 //     request) cancelled; 408, 504, 524, 598 timeout; 404 invalid_request (the model or the
 //     route does not exist; no retry makes it exist).
-//  8. Timeout wording: timeout, whatever the status.
+//  8. Timeout wording: timeout, whatever the status; a 4xx whose text names the serving
+//     side's state (overloaded, degraded, still loading, not ready): provider_error.
 //  9. A status bucket: 5xx (529 included) rate_limited on rate wording, else provider_error,
 //     even when its text speaks of the transport (a gateway's 503 "upstream connect error" is
 //     the provider's fault); 4xx auth_failed on credential wording, else invalid_request.
@@ -197,6 +199,9 @@ func providerEvidence(a *APIError) Classification {
 		if n := statusInText(a.Message); n != 0 {
 			status = n
 		}
+	}
+	if n := phraseStatus(b.Message); n >= 400 && n/100 != status/100 {
+		status = n // a gateway's 502 whose body says only "Bad Request": the upstream's status
 	}
 	f := readFeatures(a, &b)
 	c := Classification{Provider: a.Provider, RetryAfter: cmp.Or(a.RetryAfter, b.RetryAfter)}
@@ -251,6 +256,8 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.timeout() && !f.streamCut():
 		return say(Timeout)
+	case status >= 400 && status < 500 && f.any(kState):
+		return say(ProviderError) // "400 … DEGRADED function cannot be invoked": the text names the serving side's state
 	case status >= 500 && f.rate():
 		return say(RateLimited)
 	case status >= 500:
@@ -413,6 +420,23 @@ func statusInText(msg string) int {
 			continue
 		}
 		if t := statusTexts[n]; t != "" && strings.HasPrefix(strings.Join(ws[i+1:min(i+5, len(ws))], " ")+" ", t+" ") {
+			return n
+		}
+	}
+	return 0
+}
+
+// phraseStatus is the status whose reason phrase the whole message is ("Bad Request"); zero
+// when it is none.
+func phraseStatus(msg string) int {
+	if msg == "" || len(msg) > 40 {
+		return 0
+	}
+	var w wordWriter
+	w.add(msg)
+	words := strings.TrimSuffix(strings.TrimSpace(w.b.String()), " .")
+	for n, t := range statusTexts {
+		if t == words {
 			return n
 		}
 	}

@@ -244,6 +244,11 @@ func TestClassifyHardCases(t *testing.T) {
 		{"empty text reply", "acme", 200, `{"text":""}`, EmptyResponse},
 		{"no reply produced", "", 0, `Sorry, the assistant did not produce a reply.`, EmptyResponse},
 		{"safety ratings is a field's name", "google", 0, `no part was returned, but none was returned as text; see safety_ratings`, EmptyResponse},
+		// The body's own status words: a reason phrase relayed by a gateway, a serving state.
+		{"gateway relays the upstream's phrase", "acme", 502, `{"message":"Bad Request","code":"upstream_error"}`, InvalidRequest},
+		{"a phrase of the same class changes nothing", "acme", 502, `{"message":"Service Unavailable"}`, ProviderError},
+		{"degraded deployment as 400", "acme", 400, `{"detail":"the deployment is degraded and cannot serve requests"}`, ProviderError},
+		{"a parameter named overload is no state", "acme", 400, `{"error":{"message":"unknown parameter overload_mode"}}`, InvalidRequest},
 		// A body quoted in an SDK's message: its keys are no words.
 		{"keys of a quoted body are no words", "anthropic", 400, `API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 9000 > 8192, the maximum allowed number of output tokens"}}`, InvalidRequest},
 	}

@@ -72,6 +72,7 @@ const (
 	kReply                          // response, reply, answer: what the model sends back
 	kShortTime                      // per minute, per second, TPM, QPS: a rate, not a budget
 	kResource                       // insufficient system resources, out of memory: the server's lack
+	kState                          // overloaded, degraded, still loading: the serving side's state
 )
 
 // lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
@@ -185,6 +186,8 @@ var lexicon = map[kind][]string{
 	kTruncWord: {"truncat*"},
 	kReply:     {"response*", "reply", "replies", "answer*", "completion*"},
 	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
+	kState: {"overloaded", "degraded", "currently loading", "not ready", "temporarily unavailable",
+		"server is busy"},
 	kResource: {"insufficient system resource*", "insufficient resource*", "out of memory", "oom",
 		"not enough memory"},
 }
