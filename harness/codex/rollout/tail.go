@@ -188,7 +188,7 @@ type ckState struct {
 	Tasks     []CodexTask    `json:"tasks,omitempty"`
 	Task      int            `json:"task"` // the running task's index in Tasks; -1 for none
 	Context   codexContext   `json:"context"`
-	Calls     []ToolCall     `json:"calls,omitempty"`
+	Calls     []ckCall       `json:"calls,omitempty"`
 	Turns     []ckTurn       `json:"turns,omitempty"`
 	Cur       bool           `json:"cur,omitempty"`     // the last turn is the current one
 	Open      bool           `json:"open,omitempty"`    // the last turn's last message is being filled
@@ -213,6 +213,13 @@ type ckSession struct {
 type codexContext struct {
 	TurnID, CWD, Model, ApprovalPolicy, Effort string
 	SandboxPolicy                              json.RawMessage
+}
+
+// ckCall is a ToolCall with its input kept byte for byte (a nil RawMessage would come back
+// as "null").
+type ckCall struct {
+	ToolCall
+	In []byte `json:"in,omitempty"`
 }
 
 type ckTurn struct {
@@ -257,7 +264,9 @@ func (b *codexBuilder) checkpoint(mark tailfile.Mark) []byte {
 		if !ok {
 			i = len(ck.Calls)
 			callIx[c] = i
-			ck.Calls = append(ck.Calls, *c)
+			cc := ckCall{ToolCall: *c, In: c.Input}
+			cc.Input = nil
+			ck.Calls = append(ck.Calls, cc)
 		}
 		return i
 	}
@@ -382,7 +391,8 @@ func (ck *ckState) restore(o Options) *codexBuilder {
 	}
 	calls := make([]*ToolCall, len(ck.Calls))
 	for i := range ck.Calls {
-		c := ck.Calls[i]
+		c := ck.Calls[i].ToolCall
+		c.Input = json.RawMessage(ck.Calls[i].In)
 		calls[i] = &c
 	}
 	for _, t := range ck.Turns {
