@@ -32,7 +32,9 @@ func newEventLog(t *testing.T) *eventLog {
 	return l
 }
 
-func (l *eventLog) at(sec float64) time.Time { return l.base.Add(time.Duration(sec * float64(time.Second))) }
+func (l *eventLog) at(sec float64) time.Time {
+	return l.base.Add(time.Duration(sec * float64(time.Second)))
+}
 
 func (l *eventLog) add(sec float64, agent, typ string, data any) *eventLog {
 	l.n++
