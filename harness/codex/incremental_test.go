@@ -177,3 +177,10 @@ func TestHookKeepsCheckpoint(t *testing.T) {
 		t.Fatalf("second stop: checkpoint at %d, want %d", got, len(data))
 	}
 }
+
+// TestReadTailBadCheckpoint checks that a checkpoint that is not one reads the rollout whole,
+// and that a damaged one neither fails nor panics.
+func TestReadTailBadCheckpoint(t *testing.T) {
+	data := goldenRollouts(t)["recorded-0.169.0"]
+	harnesstest.CheckBadCheckpoints(t, data, codexTail(taskTurnIDs(t, data)))
+}

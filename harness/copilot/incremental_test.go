@@ -261,3 +261,9 @@ func TestHookKeepsCheckpoint(t *testing.T) {
 		t.Fatalf("second stop: checkpoint at %d, want %d", got, len(data))
 	}
 }
+
+// TestReadTailBadCheckpoint checks that a checkpoint that is not one reads the log whole,
+// and that a damaged one neither fails nor panics.
+func TestReadTailBadCheckpoint(t *testing.T) {
+	harnesstest.CheckBadCheckpoints(t, copilotSessions(t)["hand-written"], copilotTail())
+}

@@ -41,6 +41,15 @@ func ReadTail(path string, checkpoint []byte) (*Session, []byte, error) {
 
 // readTail is ReadTail, also reporting whether the checkpoint was used.
 func readTail(path string, checkpoint []byte) (s *Session, next []byte, resumed bool, err error) {
+	if checkpoint != nil {
+		// A checkpoint that decodes but does not describe a state the reader can go on from
+		// is read past: the file is read whole.
+		defer func() {
+			if r := recover(); r != nil {
+				s, next, resumed, err = readTail(path, nil)
+			}
+		}()
+	}
 	f, err := tailfile.Open(path)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("reading the Copilot CLI session: %w", err)

@@ -288,3 +288,10 @@ func TestHookKeepsCheckpoint(t *testing.T) {
 		t.Fatalf("second stop: checkpoint at %d, want %d", got, len(data))
 	}
 }
+
+// TestReadTailBadCheckpoint checks that a checkpoint that is not one reads the session file
+// whole, and that a damaged one neither fails nor panics.
+func TestReadTailBadCheckpoint(t *testing.T) {
+	data := geminiSessions(t)["hand-written"]
+	harnesstest.CheckBadCheckpoints(t, data, geminiTail(sessionPrompts(t, data)))
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 )
 
@@ -216,5 +217,46 @@ func rewrite(t *testing.T, path string, b []byte, from int) {
 	defer f.Close()
 	if _, err := f.WriteAt(b, 0); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// CheckBadCheckpoints checks that a checkpoint that is not one (not JSON, another version,
+// cut short, null) reads the file whole, and that one whose numbers were changed (every
+// number in turn, to a large and a negative value) neither fails nor panics: a state file is
+// stopgate's own, but a hook must never be wedged by one.
+func CheckBadCheckpoints(t *testing.T, data []byte, r Tail) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	ends := LineEnds(data)
+	if err := os.WriteFile(path, data[:ends[len(ends)/2]], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, ck := r.Tail(t, path, nil)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := r.Whole(t, path)
+	for _, bad := range [][]byte{
+		[]byte("not json"), []byte("null"), []byte(`{"v":99}`), []byte(`[]`), ck[:len(ck)/2],
+		bytes.Replace(ck, []byte(`"v":1`), []byte(`"v":2`), 1),
+	} {
+		if got, _ := r.Tail(t, path, bad); !reflect.DeepEqual(got, want) {
+			t.Errorf("checkpoint %.40q: not read whole", bad)
+		}
+	}
+	nums := regexp.MustCompile(`:-?[0-9]+`).FindAllIndex(ck, -1)
+	step := max(1, len(nums)/60)
+	for i := 0; i < len(nums); i += step {
+		for _, v := range []string{":99999", ":-3"} {
+			m := append(append(bytes.Clone(ck[:nums[i][0]]), v...), ck[nums[i][1]:]...)
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Errorf("checkpoint with %s for %s: panic %v", v, ck[nums[i][0]:nums[i][1]], p)
+					}
+				}()
+				r.Tail(t, path, m)
+			}()
+		}
 	}
 }
