@@ -184,3 +184,24 @@ func TestReadTailBadCheckpoint(t *testing.T) {
 	data := goldenRollouts(t)["recorded-0.169.0"]
 	harnesstest.CheckBadCheckpoints(t, data, codexTail(taskTurnIDs(t, data)))
 }
+
+// BenchmarkReadTail measures the Codex hook's read of a 20 MB rollout (one long run of
+// 20,000 exec calls): the first stop, and a stop after one more line.
+func BenchmarkReadTail(b *testing.B) {
+	t := &testing.T{}
+	r := newCodexRollout(t)
+	r.prompt(0, "t1", "Do it all.")
+	for i := range 20000 {
+		r.call(float64(1+i), fmt.Sprintf("c%d", i), "exec_command", map[string]any{"cmd": fmt.Sprintf("echo %d %s", i, strings.Repeat("x", 200))}, "Process exited with code 0\nOutput:\n"+strings.Repeat("y", 500))
+	}
+	data := []byte(strings.Join(r.lines, "\n") + "\n")
+	r.lines = nil
+	r.say(30000, "Done.")
+	harnesstest.BenchTail(b, data, []byte(r.lines[0]+"\n"), func(path string, ck []byte) []byte {
+		_, next, err := rollout.ReadTail(path, ck, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return next
+	})
+}

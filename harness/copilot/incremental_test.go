@@ -267,3 +267,23 @@ func TestHookKeepsCheckpoint(t *testing.T) {
 func TestReadTailBadCheckpoint(t *testing.T) {
 	harnesstest.CheckBadCheckpoints(t, copilotSessions(t)["hand-written"], copilotTail())
 }
+
+// BenchmarkReadTail measures the Copilot CLI hook's read of a 20 MB log (one long run of
+// 20,000 bash calls): the first stop, and a stop after one more line.
+func BenchmarkReadTail(b *testing.B) {
+	l := newEventLog(&testing.T{})
+	l.user(1, "Do it all.")
+	for i := range 20000 {
+		l.call(2+float64(i), fmt.Sprintf("c%d", i), "bash", map[string]any{"command": fmt.Sprintf("echo %d %s", i, strings.Repeat("x", 200))}, true, strings.Repeat("y", 500))
+	}
+	data := l.data()
+	l.lines = nil
+	l.say(30000, "Done.")
+	harnesstest.BenchTail(b, data, l.data(), func(path string, ck []byte) []byte {
+		_, next, err := ReadTail(path, ck)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return next
+	})
+}

@@ -295,3 +295,24 @@ func TestReadTailBadCheckpoint(t *testing.T) {
 	data := geminiSessions(t)["hand-written"]
 	harnesstest.CheckBadCheckpoints(t, data, geminiTail(sessionPrompts(t, data)))
 }
+
+// BenchmarkReadTail measures the Gemini CLI hook's read of a 30 MB session (one long run of
+// 20,000 shell calls, each message written twice as Gemini CLI does): the first stop, and a
+// stop after one more line.
+func BenchmarkReadTail(b *testing.B) {
+	l := newChatLog(&testing.T{})
+	l.user(1, "u", "Do it all.")
+	for i := range 20000 {
+		l.model(2+float64(i), fmt.Sprintf("m%d", i), "", "run_shell_command", map[string]any{"command": fmt.Sprintf("echo %d %s", i, strings.Repeat("x", 200))}, "success", strings.Repeat("y", 500))
+	}
+	data := l.data()
+	l.lines = nil
+	l.model(30000, "last", "Done.", "", nil, "", "")
+	harnesstest.BenchTail(b, data, l.data(), func(path string, ck []byte) []byte {
+		_, next, err := chat.ReadTail(path, ck, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return next
+	})
+}

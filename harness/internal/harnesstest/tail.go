@@ -260,3 +260,38 @@ func CheckBadCheckpoints(t *testing.T, data []byte, r Tail) {
 		}
 	}
 }
+
+// BenchTail measures an incremental reader on data: "first", a read with no checkpoint (the
+// whole file), and "next", a read from the checkpoint of data after one more line (line)
+// was appended, as a stop after the first reads. tail reads path from checkpoint and returns
+// the next checkpoint.
+func BenchTail(b *testing.B, data, line []byte, tail func(path string, checkpoint []byte) []byte) {
+	path := filepath.Join(b.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ck := tail(path, nil)
+	if ck == nil {
+		b.Fatal("no checkpoint")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := f.Write(line); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	b.Run("first", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			tail(path, nil)
+		}
+	})
+	b.Run("next", func(b *testing.B) {
+		b.ReportMetric(float64(len(ck)), "checkpoint-bytes")
+		for b.Loop() {
+			tail(path, ck)
+		}
+	})
+}
