@@ -218,6 +218,9 @@ type geminiBuilder struct {
 	whole bool
 	// promptsLeftOut reports that a live read dropped prompts older than its ghosts.
 	promptsLeftOut bool
+	// recent are the last ids folded, foldedMax the latest timestamp of a folded message.
+	recent    []string
+	foldedMax time.Time
 }
 
 func newGeminiBuilder(o Options) *geminiBuilder {
@@ -410,7 +413,7 @@ func (b *geminiBuilder) record(line []byte) {
 func (b *geminiBuilder) rewind(id string) {
 	i, ok := b.index[id]
 	if !ok && b.folded() {
-		if b.left.has(id) {
+		if b.wasFolded(id, time.Time{}) {
 			b.whole = true // a rewind into what the live read folded
 			return
 		}
@@ -487,7 +490,7 @@ func (b *geminiBuilder) upsert(m *GeminiMessage) {
 		b.msgs[i] = m
 		return
 	}
-	if b.folded() && b.left.has(m.ID) {
+	if b.folded() && b.wasFolded(m.ID, m.Time) {
 		b.whole = true // an update of a message the live read folded
 		return
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/stopgate/stopgate/harness/internal/session"
 	"github.com/stopgate/stopgate/harness/internal/tailfile"
@@ -37,12 +39,14 @@ const keepPrompts = 8
 //
 // Gemini CLI's log rewrites messages: a record with a known id replaces the message, and a
 // $rewindTo drops messages. A record that updates or rewinds to a message the checkpoint
-// folded, and a window left with fewer than KeepSteps steps, make ReadTail read the file
+// folded (one of the last 256 folded ids, or an id the filter may hold when the record is not
+// newer than every folded message: Gemini CLI writes an update with the message's own
+// timestamp), and a window left with fewer than KeepSteps steps, make ReadTail read the file
 // whole (with no checkpoint returned, so the next call reads it whole too). So does a legacy
 // session file (one JSON document, not appended to): it has no tail to read.
 //
 // The checkpoint holds that derived state (bounded: the window, the kept prompts, the shells
-// and todos, and a fixed-size filter of the folded messages' ids), the byte offset reached
+// and todos, the last folded ids and a fixed-size filter of the older ones), the byte offset reached
 // and a fingerprint of the bytes before it (package harness/internal/tailfile). A file that
 // was truncated, rewritten or replaced, or another path, fails the fingerprint and is read
 // whole; so is a checkpoint of another version. A line being written (no newline yet) is read
@@ -142,12 +146,32 @@ func stepsOf(msgs []*GeminiMessage) int {
 	return n
 }
 
+// keepRecent is how many of the last folded ids a live read keeps exactly: the messages Gemini
+// CLI updates are its latest.
+const keepRecent = 256
+
+// wasFolded reports whether the message id, written at t (zero when not known), may be one the
+// live read folded: one of the last folded ids, or, for a record not newer than every folded
+// message (Gemini CLI writes an update with the message's own timestamp), one the filter may
+// hold. A new message is newer than all of them and costs no look-up in the filter, whose false
+// positives then stay rare.
+func (b *geminiBuilder) wasFolded(id string, t time.Time) bool {
+	if slices.Contains(b.recent, id) {
+		return true
+	}
+	if !t.IsZero() && t.After(b.foldedMax) {
+		return false
+	}
+	return b.left.has(id)
+}
+
 // folded reports whether the live read has folded messages.
 func (b *geminiBuilder) folded() bool { return b.left != nil && b.left.n > 0 }
 
 // unfold forgets what the live read folded: every message before the window is gone.
 func (b *geminiBuilder) unfold() {
 	b.frozen, b.ghosts, b.left, b.promptsLeftOut = derived{}, nil, nil, false
+	b.recent, b.foldedMax = nil, time.Time{}
 }
 
 // prune folds, in a live read, the messages before the window (the last ones holding
@@ -171,6 +195,10 @@ func (b *geminiBuilder) prune() {
 	for _, m := range b.msgs[:cut] {
 		b.frozen.apply(m)
 		b.left.add(m.ID)
+		b.recent = append(b.recent, m.ID)
+		if m.Time.After(b.foldedMax) {
+			b.foldedMax = m.Time
+		}
 		delete(b.index, m.ID)
 		switch {
 		case m.Prompt():
@@ -178,6 +206,9 @@ func (b *geminiBuilder) prune() {
 		case m.Type == GeminiModel && strings.TrimSpace(m.Text) != "":
 			b.ghosts = append(b.ghosts, m)
 		}
+	}
+	if n := len(b.recent); n > keepRecent {
+		b.recent = append([]string(nil), b.recent[n-keepRecent:]...)
 	}
 	// Keep the last keepPrompts prompts and the last model message with text.
 	var kept []*GeminiMessage
@@ -266,6 +297,8 @@ type ckState struct {
 	ByPID          map[string]int `json:"by_pid,omitempty"`
 	Left           *idFilter      `json:"left,omitempty"`
 	PromptsLeftOut bool           `json:"prompts_left_out,omitempty"`
+	Recent         []string       `json:"recent,omitempty"`
+	FoldedMax      time.Time      `json:"folded_max,omitzero"`
 }
 
 // ckMeta is the session's metadata a checkpoint keeps.
@@ -311,7 +344,7 @@ func (b *geminiBuilder) checkpoint(mark tailfile.Mark) []byte {
 	s := b.s
 	ck := ckState{V: checkpointVersion, Mark: mark, Line: b.line, Seen: b.seen, Records: s.Records,
 		Skipped: s.Skipped, Malformed: s.MalformedCount, Todos: b.frozen.todos, Left: b.left,
-		PromptsLeftOut: b.promptsLeftOut}
+		PromptsLeftOut: b.promptsLeftOut, Recent: b.recent, FoldedMax: b.foldedMax}
 	ck.Meta = ckMeta{ID: s.ID, ProjectHash: s.ProjectHash, Kind: s.Kind, Summary: s.Summary, Directories: s.Directories}
 	ck.Meta.Start, _ = s.Start.MarshalJSON()
 	ck.Meta.LastUpdated, _ = s.LastUpdated.MarshalJSON()
@@ -393,6 +426,6 @@ func (ck *ckState) restore(o Options) *geminiBuilder {
 		ck.Left.n = ck.Left.N
 		b.left = ck.Left
 	}
-	b.promptsLeftOut = ck.PromptsLeftOut
+	b.promptsLeftOut, b.recent, b.foldedMax = ck.PromptsLeftOut, ck.Recent, ck.FoldedMax
 	return b
 }
