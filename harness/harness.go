@@ -84,7 +84,8 @@ type Stop struct {
 	Ended *termination.Reason
 	// Checkpoint is what the harness's session reader derived, for the next stop of the
 	// same State to go on from (Checkpoint), so it reads only what was appended since
-	// (transcript.ReadTail). The driver keeps it in the state file; nil keeps none.
+	// (transcript.ReadTail, rollout.ReadTail, chat.ReadTail, copilot.ReadTail). The driver
+	// keeps it in the state file; nil keeps none.
 	Checkpoint []byte
 }
 

@@ -22,7 +22,8 @@ const (
 
 // Hook is the Codex CLI Stop and SubagentStop hook, for the driver in package hook
 // (hook.Run): it reads the payload from stdin (DecodePayload), reads the rollout it names
-// (rollout.ReadCodexFile), builds the Turn (Turn), and encodes the answer.
+// (rollout.ReadTail, going on from the checkpoint the last stop kept in the state file),
+// builds the Turn (Turn), and encodes the answer.
 //
 // To let the agent stop, the driver writes nothing. To keep it going, Answer writes
 // {"decision":"block","reason":MESSAGE} (MESSAGE cut to hookio.MaxMessageBytes): Codex ends the stop
@@ -46,7 +47,7 @@ const (
 type Hook struct{}
 
 // Stop implements harness.Hook.
-func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.Stop, error) {
+func (Hook) Stop(ctx context.Context, stdin io.Reader, now time.Time) (*harness.Stop, error) {
 	p, err := DecodePayload(stdin)
 	if err != nil {
 		return nil, err
@@ -57,9 +58,13 @@ func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.St
 	}
 	var s *rollout.CodexSession
 	if path := hookio.StopTranscriptPath(st, p.TranscriptPath, p.AgentTranscriptPath); path != "" {
-		s, err = rollout.ReadCodexFile(hookio.ExpandPath(path, p.CWD), nil)
+		key := harness.StateKey{Session: p.SessionID}
+		if p.Event() == EventSubagentStop {
+			key.Agent = p.AgentID
+		}
+		s, st.Checkpoint, err = readRollout(hookio.ExpandPath(path, p.CWD), harness.Checkpoint(ctx, key), p.TurnID)
 		if err != nil {
-			s = nil
+			s, st.Checkpoint = nil, nil
 			st.Notes = append(st.Notes, fmt.Sprintf("rollout unreadable (%s); deciding on the payload alone", hookio.OneLine(err.Error())))
 		}
 	}
@@ -72,4 +77,25 @@ func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.St
 // Answer implements harness.Hook.
 func (Hook) Answer(d stopgate.Decision, _ *harness.Stop) ([]byte, string) {
 	return hookio.Answer(d, hookio.Block)
+}
+
+// readRollout reads the rollout at path for a stop, going on from checkpoint
+// (rollout.ReadTail). A tail read holds only the current run's turns: when the payload's
+// turn_id names a task the rollout records and whose turn is not among them, the rollout is
+// read whole (the Turn is that turn's), with the tail read's checkpoint kept for the next stop.
+func readRollout(path string, checkpoint []byte, turnID string) (*rollout.CodexSession, []byte, error) {
+	s, next, err := rollout.ReadTail(path, checkpoint, nil)
+	if err != nil || turnID == "" {
+		return s, next, err
+	}
+	for _, tk := range s.Tasks {
+		if tk.TurnID == turnID && s.TurnPos(tk.Turn) >= 0 {
+			return s, next, nil
+		}
+	}
+	whole, err := rollout.ReadCodexFile(path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return whole, next, nil
 }

@@ -61,8 +61,8 @@ func Turn(p Payload, s *rollout.CodexSession, now time.Time) stopgate.Turn {
 		}
 		i := len(s.Turns) - 1
 		for _, tk := range s.Tasks {
-			if p.TurnID != "" && tk.TurnID == p.TurnID && tk.Turn >= 0 && tk.Turn < len(s.Turns) {
-				i = tk.Turn
+			if pos := s.TurnPos(tk.Turn); p.TurnID != "" && tk.TurnID == p.TurnID && pos >= 0 {
+				i = pos
 			}
 		}
 		snap = turns.Of(s.Session, i, time.Time{}, ProviderOpenAI)

@@ -51,11 +51,18 @@ func (Hook) Stop(ctx context.Context, payload io.Reader, now time.Time) (*harnes
 		if !filepath.IsAbs(path) && p.CWD != "" {
 			path = filepath.Join(p.CWD, path)
 		}
+		key := harness.StateKey{Session: stateKey(p.SessionID)}
+		if p.SessionID == "" {
+			key = harness.StateKey{}
+		}
+		if p.Event() == EventSubagentStop {
+			key.Agent = firstNonEmpty(p.AgentID, p.AgentName)
+		}
 		var lags bool
-		s, lags, err = readCaughtUp(ctx, path, p)
+		s, st.Checkpoint, lags, err = readCaughtUp(ctx, path, p, harness.Checkpoint(ctx, key))
 		switch {
 		case err != nil:
-			s = nil
+			s, st.Checkpoint = nil, nil
 			st.Notes = append(st.Notes, fmt.Sprintf("session log unreadable (%s); deciding on the payload alone", oneLine(err.Error())))
 		case lags:
 			st.Notes = append(st.Notes, fmt.Sprintf("the session log had not recorded this stop after %v; deciding on what it holds", LogWait))
@@ -85,23 +92,28 @@ const LogWait = 3 * time.Second
 // logPoll is how often the hook looks at the event log again while it waits.
 const logPoll = 25 * time.Millisecond
 
-// readCaughtUp reads the event log at path once it records the agentStop hook run p is the
-// payload of (a subagentStop, or a payload without a timestamp, is read at once), waiting at
-// most LogWait and no longer than ctx allows. lags reports that it never did: s is then the
-// log as it last stood, or err why it could not be read.
-func readCaughtUp(ctx context.Context, path string, p Payload) (s *Session, lags bool, err error) {
+// readCaughtUp reads the event log at path (ReadTail, going on from checkpoint, what the last
+// stop kept) once it records the agentStop hook run p is the payload of (a subagentStop, or a
+// payload without a timestamp, is read at once), waiting at most LogWait and no longer than
+// ctx allows. lags reports that it never did: s is then the log as it last stood, or err why
+// it could not be read. next is the checkpoint for the next stop.
+func readCaughtUp(ctx context.Context, path string, p Payload, checkpoint []byte) (s *Session, next []byte, lags bool, err error) {
 	deadline := time.Now().Add(LogWait)
 	for {
-		s, err = ReadFile(path)
+		s, next, err = ReadTail(path, checkpoint)
 		if p.Event() != EventAgentStop || p.Timestamp <= 0 || err == nil && s.HasStop(p.Timestamp) {
-			return s, false, err
+			return s, next, false, err
+		}
+		if err == nil {
+			// Go on from what this read reached: the next poll reads only what was appended.
+			checkpoint = next
 		}
 		if time.Now().After(deadline) {
-			return s, err == nil, err
+			return s, next, err == nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return s, err == nil, err
+			return s, next, err == nil, err
 		case <-time.After(logPoll):
 		}
 	}

@@ -1,7 +1,6 @@
 package copilot
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/stopgate/stopgate/harness/internal/session"
 )
 
 // MaxLineBytes bounds one line of an events.jsonl file; a longer line is counted as malformed
@@ -173,207 +174,196 @@ var shellIDRE = regexp.MustCompile(`shellId: ([^\s>]+)`)
 // Read reads an events.jsonl from r. Lines that are not JSON objects are counted in Malformed;
 // a stream with no Copilot CLI event at all is an error wrapping ErrNotSession.
 func Read(r io.Reader) (*Session, error) {
-	s := &Session{Subagent: map[string][]*Message{}}
-	calls := map[string]*ToolCall{}
-	shells := map[string]*Shell{}
-	var lastHook *StopHook
-	known := 0
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		raw, tooLong, err := readLine(br, MaxLineBytes)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("reading the session: %w", err)
-		}
-		if tooLong {
-			s.Malformed++
-		}
-		if errors.Is(err, io.EOF) && len(raw) == 0 && !tooLong {
-			break
-		}
-		line := bytes.TrimSpace(raw)
-		if len(line) == 0 || tooLong {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			continue
-		}
-		var e event
-		if json.Unmarshal(line, &e) != nil || e.Type == "" {
-			s.Malformed++
-			continue
-		}
-		at := parseTime(e.Timestamp)
-		if strings.Contains(e.Type, ".") {
-			known++
-		}
-		if e.AgentID != "" {
-			if m := s.subagentEvent(e, at); m != nil {
-				s.Subagent[e.AgentID] = append(s.Subagent[e.AgentID], m)
-			}
-			continue
-		}
-		switch e.Type {
-		case "session.start":
-			var d struct {
-				SessionID      string `json:"sessionId"`
-				CopilotVersion string `json:"copilotVersion"`
-				StartTime      string `json:"startTime"`
-				Context        struct {
-					CWD string `json:"cwd"`
-				} `json:"context"`
-			}
-			if json.Unmarshal(e.Data, &d) == nil {
-				s.ID, s.Version, s.CWD = d.SessionID, d.CopilotVersion, d.Context.CWD
-				s.Started = parseTime(d.StartTime)
-				if s.Started.IsZero() {
-					s.Started = at
-				}
-			}
-		case "user.message":
-			var d struct {
-				Content string `json:"content"`
-			}
-			_ = json.Unmarshal(e.Data, &d)
-			m := &Message{Kind: KindUser, Time: at, Text: d.Content}
-			// A blocking agentStop hook's reason is queued as the next user message.
-			if lastHook != nil && lastHook.Blocked && lastHook.Message == len(s.Messages) &&
-				strings.TrimSpace(lastHook.Reason) == strings.TrimSpace(d.Content) {
-				m.Continuation = true
-			}
-			s.Messages = append(s.Messages, m)
-		case "assistant.message":
-			var d struct {
-				Content      string `json:"content"`
-				ToolRequests []struct {
-					ToolCallID string          `json:"toolCallId"`
-					Name       string          `json:"name"`
-					Arguments  json.RawMessage `json:"arguments"`
-				} `json:"toolRequests"`
-			}
-			_ = json.Unmarshal(e.Data, &d)
-			m := &Message{Kind: KindAssistant, Time: at, Text: d.Content}
-			for _, tr := range d.ToolRequests {
-				c := &ToolCall{ID: tr.ToolCallID, Name: tr.Name, Args: tr.Arguments}
-				m.ToolCalls = append(m.ToolCalls, c)
-				if c.ID != "" {
-					calls[c.ID] = c
-				}
-				if c.Name == "task" {
-					s.Tasks = append(s.Tasks, c)
-				}
-			}
-			s.Messages = append(s.Messages, m)
-		case "tool.execution_start":
-			var d struct {
-				ToolCallID string `json:"toolCallId"`
-			}
-			if json.Unmarshal(e.Data, &d) == nil {
-				if c := calls[d.ToolCallID]; c != nil {
-					c.Started = at
-				}
-			}
-		case "tool.execution_complete":
-			var d struct {
-				ToolCallID string `json:"toolCallId"`
-				Success    bool   `json:"success"`
-				Result     struct {
-					Content string `json:"content"`
-				} `json:"result"`
-				Error json.RawMessage `json:"error"`
-			}
-			if json.Unmarshal(e.Data, &d) != nil {
-				continue
-			}
-			c := calls[d.ToolCallID]
-			if c == nil {
-				continue
-			}
-			c.Done, c.Success, c.Result, c.Finished = true, d.Success, d.Result.Content, at
-			if !d.Success {
-				c.Error = errorText(d.Error)
-				if c.Error == "" {
-					c.Error = firstNonEmpty(c.Result, "failed")
-				}
-			}
-			s.shellCall(c, shells, at)
-		case "system.notification":
-			var d struct {
-				Content string `json:"content"`
-				Kind    struct {
-					Type     string `json:"type"`
-					ShellID  string `json:"shellId"`
-					ExitCode *int   `json:"exitCode"`
-				} `json:"kind"`
-			}
-			_ = json.Unmarshal(e.Data, &d)
-			if sh := shells[d.Kind.ShellID]; sh != nil && strings.HasPrefix(d.Kind.Type, "shell_") && !sh.Ended {
-				sh.Ended, sh.Finished, sh.ExitCode = true, at, d.Kind.ExitCode
-			}
-			s.Messages = append(s.Messages, &Message{Kind: KindNotification, Time: at, Text: d.Content})
-		case "session.error":
-			var d struct {
-				ErrorType string `json:"errorType"`
-				Message   string `json:"message"`
-			}
-			_ = json.Unmarshal(e.Data, &d)
-			s.Messages = append(s.Messages, &Message{Kind: KindError, Time: at, Text: d.Message, ErrorType: d.ErrorType})
-		case "abort", "agent.interrupted":
-			s.Messages = append(s.Messages, &Message{Kind: KindInterrupt, Time: at})
-		case "hook.start":
-			var d struct {
-				HookType string `json:"hookType"`
-				Input    struct {
-					Active bool    `json:"stop_hook_active"`
-					Stamp  float64 `json:"timestamp"`
-				} `json:"input"`
-			}
-			if json.Unmarshal(e.Data, &d) == nil && d.HookType == EventAgentStop {
-				lastHook = &StopHook{Time: at, Message: len(s.Messages), Active: d.Input.Active, Stamp: int64(d.Input.Stamp)}
-				s.StopHooks = append(s.StopHooks, lastHook)
-			}
-		case "hook.end":
-			var d struct {
-				HookType string `json:"hookType"`
-				Output   struct {
-					Decision string `json:"decision"`
-					Reason   string `json:"reason"`
-				} `json:"output"`
-			}
-			if json.Unmarshal(e.Data, &d) == nil && d.HookType == EventAgentStop && lastHook != nil &&
-				d.Output.Decision == "block" && strings.TrimSpace(d.Output.Reason) != "" {
-				lastHook.Blocked, lastHook.Reason = true, d.Output.Reason
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	b := newBuilder()
+	if err := session.ScanLines(r, MaxLineBytes, b.line); err != nil {
+		return nil, fmt.Errorf("reading the session: %w", err)
 	}
-	if known == 0 {
+	if b.known == 0 {
 		return nil, ErrNotSession
 	}
-	return s, nil
+	return b.s, nil
 }
 
-// readLine reads one line from br without its newline, holding at most limit bytes of it:
-// tooLong reports a line that was longer, whose rest is discarded. err is io.EOF at the end
-// of the input, with the last line (if it has no newline) in line.
-func readLine(br *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > limit {
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
+// builder accumulates a Session from the lines of an events.jsonl.
+type builder struct {
+	s        *Session
+	calls    map[string]*ToolCall
+	shells   map[string]*Shell
+	lastHook *StopHook
+	known    int // events of a Copilot CLI type ("session.start", …)
+	// total counts the messages added, so StopHook.Message stays an index in the whole log
+	// when a live read (ReadTail) drops messages.
+	total int
+	live  bool
+}
+
+func newBuilder() *builder {
+	return &builder{s: &Session{Subagent: map[string][]*Message{}}, calls: map[string]*ToolCall{}, shells: map[string]*Shell{}}
+}
+
+// add appends m to the messages.
+func (b *builder) add(m *Message) {
+	b.s.Messages = append(b.s.Messages, m)
+	b.total++
+}
+
+// line applies one line of the log.
+func (b *builder) line(raw []byte, tooLong bool) {
+	s := b.s
+	if tooLong {
+		s.Malformed++
+		return
+	}
+	line := bytes.TrimSpace(raw)
+	if len(line) == 0 {
+		return
+	}
+	var e event
+	if json.Unmarshal(line, &e) != nil || e.Type == "" {
+		s.Malformed++
+		return
+	}
+	at := parseTime(e.Timestamp)
+	if strings.Contains(e.Type, ".") {
+		b.known++
+	}
+	if e.AgentID != "" {
+		if m := s.subagentEvent(e, at); m != nil {
+			s.Subagent[e.AgentID] = append(s.Subagent[e.AgentID], m)
+		}
+		return
+	}
+	switch e.Type {
+	case "session.start":
+		var d struct {
+			SessionID      string `json:"sessionId"`
+			CopilotVersion string `json:"copilotVersion"`
+			StartTime      string `json:"startTime"`
+			Context        struct {
+				CWD string `json:"cwd"`
+			} `json:"context"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil {
+			s.ID, s.Version, s.CWD = d.SessionID, d.CopilotVersion, d.Context.CWD
+			s.Started = parseTime(d.StartTime)
+			if s.Started.IsZero() {
+				s.Started = at
 			}
 		}
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err != nil:
-			return line, tooLong, err
+	case "user.message":
+		var d struct {
+			Content string `json:"content"`
 		}
-		return bytes.TrimSuffix(line, []byte("\n")), tooLong, nil
+		_ = json.Unmarshal(e.Data, &d)
+		m := &Message{Kind: KindUser, Time: at, Text: d.Content}
+		// A blocking agentStop hook's reason is queued as the next user message.
+		if b.lastHook != nil && b.lastHook.Blocked && b.lastHook.Message == b.total &&
+			strings.TrimSpace(b.lastHook.Reason) == strings.TrimSpace(d.Content) {
+			m.Continuation = true
+		}
+		b.add(m)
+	case "assistant.message":
+		var d struct {
+			Content      string `json:"content"`
+			ToolRequests []struct {
+				ToolCallID string          `json:"toolCallId"`
+				Name       string          `json:"name"`
+				Arguments  json.RawMessage `json:"arguments"`
+			} `json:"toolRequests"`
+		}
+		_ = json.Unmarshal(e.Data, &d)
+		m := &Message{Kind: KindAssistant, Time: at, Text: d.Content}
+		for _, tr := range d.ToolRequests {
+			c := &ToolCall{ID: tr.ToolCallID, Name: tr.Name, Args: tr.Arguments}
+			m.ToolCalls = append(m.ToolCalls, c)
+			if c.ID != "" {
+				b.calls[c.ID] = c
+			}
+			if c.Name == "task" {
+				s.Tasks = append(s.Tasks, c)
+			}
+		}
+		b.add(m)
+	case "tool.execution_start":
+		var d struct {
+			ToolCallID string `json:"toolCallId"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil {
+			if c := b.calls[d.ToolCallID]; c != nil {
+				c.Started = at
+			}
+		}
+	case "tool.execution_complete":
+		var d struct {
+			ToolCallID string `json:"toolCallId"`
+			Success    bool   `json:"success"`
+			Result     struct {
+				Content string `json:"content"`
+			} `json:"result"`
+			Error json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(e.Data, &d) != nil {
+			return
+		}
+		c := b.calls[d.ToolCallID]
+		if c == nil {
+			return
+		}
+		c.Done, c.Success, c.Result, c.Finished = true, d.Success, d.Result.Content, at
+		if !d.Success {
+			c.Error = errorText(d.Error)
+			if c.Error == "" {
+				c.Error = firstNonEmpty(c.Result, "failed")
+			}
+		}
+		s.shellCall(c, b.shells, at)
+	case "system.notification":
+		var d struct {
+			Content string `json:"content"`
+			Kind    struct {
+				Type     string `json:"type"`
+				ShellID  string `json:"shellId"`
+				ExitCode *int   `json:"exitCode"`
+			} `json:"kind"`
+		}
+		_ = json.Unmarshal(e.Data, &d)
+		if sh := b.shells[d.Kind.ShellID]; sh != nil && strings.HasPrefix(d.Kind.Type, "shell_") && !sh.Ended {
+			sh.Ended, sh.Finished, sh.ExitCode = true, at, d.Kind.ExitCode
+		}
+		b.add(&Message{Kind: KindNotification, Time: at, Text: d.Content})
+	case "session.error":
+		var d struct {
+			ErrorType string `json:"errorType"`
+			Message   string `json:"message"`
+		}
+		_ = json.Unmarshal(e.Data, &d)
+		b.add(&Message{Kind: KindError, Time: at, Text: d.Message, ErrorType: d.ErrorType})
+	case "abort", "agent.interrupted":
+		b.add(&Message{Kind: KindInterrupt, Time: at})
+	case "hook.start":
+		var d struct {
+			HookType string `json:"hookType"`
+			Input    struct {
+				Active bool    `json:"stop_hook_active"`
+				Stamp  float64 `json:"timestamp"`
+			} `json:"input"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.HookType == EventAgentStop {
+			b.lastHook = &StopHook{Time: at, Message: b.total, Active: d.Input.Active, Stamp: int64(d.Input.Stamp)}
+			s.StopHooks = append(s.StopHooks, b.lastHook)
+		}
+	case "hook.end":
+		var d struct {
+			HookType string `json:"hookType"`
+			Output   struct {
+				Decision string `json:"decision"`
+				Reason   string `json:"reason"`
+			} `json:"output"`
+		}
+		if json.Unmarshal(e.Data, &d) == nil && d.HookType == EventAgentStop && b.lastHook != nil &&
+			d.Output.Decision == "block" && strings.TrimSpace(d.Output.Reason) != "" {
+			b.lastHook.Blocked, b.lastHook.Reason = true, d.Output.Reason
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/stopgate/stopgate"
@@ -14,7 +15,8 @@ import (
 
 // Hook is the Gemini CLI AfterAgent hook, for the driver in package hook (hook.Run): it
 // reads the payload from stdin (DecodePayload), reads the session file it names
-// (chat.ReadGeminiFile), builds the Turn (Turn), and encodes the answer.
+// (chat.ReadTail, going on from the checkpoint the last stop kept in the state file), builds
+// the Turn (Turn), and encodes the answer.
 //
 // To let the agent stop, the driver writes nothing: Gemini CLI reads empty stdout as
 // "allow". To keep it going, Answer writes {"decision":"deny","reason":MESSAGE} (MESSAGE cut
@@ -43,7 +45,7 @@ import (
 type Hook struct{}
 
 // Stop implements harness.Hook.
-func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.Stop, error) {
+func (Hook) Stop(ctx context.Context, stdin io.Reader, now time.Time) (*harness.Stop, error) {
 	p, err := DecodePayload(stdin)
 	if err != nil {
 		return nil, err
@@ -54,9 +56,13 @@ func (Hook) Stop(_ context.Context, stdin io.Reader, now time.Time) (*harness.St
 	}
 	var s *chat.GeminiSession
 	if p.TranscriptPath != "" {
-		s, err = chat.ReadGeminiFile(hookio.ExpandPath(p.TranscriptPath, p.CWD), nil)
+		var key harness.StateKey
+		if p.SessionID != "" {
+			key.Session = geminiStateKey(p.SessionID)
+		}
+		s, st.Checkpoint, err = readSession(hookio.ExpandPath(p.TranscriptPath, p.CWD), harness.Checkpoint(ctx, key), p.Prompt)
 		if err != nil {
-			s = nil
+			s, st.Checkpoint = nil, nil
 			st.Notes = append(st.Notes, fmt.Sprintf("session file unreadable (%s); deciding on the payload alone", hookio.OneLine(err.Error())))
 		}
 	}
@@ -82,4 +88,26 @@ func geminiStateKey(session string) string { return "gemini-" + session }
 // for stderr when the answer is not what the verdict says.
 func geminiAnswer(d stopgate.Decision) ([]byte, string) {
 	return hookio.Answer(d, func(msg string) any { return hookio.DecisionReason{Decision: "deny", Reason: msg} })
+}
+
+// readSession reads the session file at path for a stop, going on from checkpoint
+// (chat.ReadTail). A tail read keeps only the last prompts: when the payload's prompt starts
+// none of them and older ones were left out, the run may start at one of those, and the
+// file is read whole (with the tail read's checkpoint kept for the next stop).
+func readSession(path string, checkpoint []byte, prompt *string) (*chat.GeminiSession, []byte, error) {
+	s, next, err := chat.ReadTail(path, checkpoint, nil)
+	if err != nil || !needsWhole(s, prompt) {
+		return s, next, err
+	}
+	whole, err := chat.ReadGeminiFile(path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return whole, next, nil
+}
+
+// needsWhole reports whether the run of prompt may start before the messages the tail read s
+// kept: older prompts were left out, and none of those kept starts with prompt.
+func needsWhole(s *chat.GeminiSession, prompt *string) bool {
+	return s.PromptsLeftOut && prompt != nil && strings.TrimSpace(*prompt) != "" && geminiRunStart(s.Messages, prompt) < 0
 }

@@ -2,20 +2,12 @@ package transcript
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"syscall"
 	"time"
-)
 
-// fingerprintBytes is how much of the file's head, and of the bytes just before the offset,
-// a checkpoint hashes.
-const fingerprintBytes = 4 << 10
+	"github.com/stopgate/stopgate/harness/internal/tailfile"
+)
 
 // checkpointVersion is the version of the checkpoint encoding; another version is read whole.
 const checkpointVersion = 1
@@ -48,96 +40,41 @@ func ReadTail(path string, checkpoint []byte, opts *Options) (*Session, []byte, 
 func readTail(path string, checkpoint []byte, opts *Options) (s *Session, next []byte, resumed bool, err error) {
 	o := opts.Resolved()
 	o.Subagents = false
-	f, err := os.Open(path)
+	f, err := tailfile.Open(path)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("transcript: %w", err)
-	}
-	abs, _ := filepath.Abs(path)
-	dev, ino := fileID(fi)
 
 	var b *builder
 	var start int64
-	if ck := decodeCheckpoint(checkpoint); ck != nil && ck.Path == abs && ck.Dev == dev && ck.Ino == ino && ck.Offset <= fi.Size() {
-		if fp, err := fingerprint(f, ck.Offset); err == nil && fp == ck.Print {
-			b, start, resumed = ck.restore(o), ck.Offset, true
-		}
+	if ck := decodeCheckpoint(checkpoint); ck != nil && f.Resumes(ck.Mark) {
+		b, start, resumed = ck.restore(o), ck.Offset, true
 	}
 	if b == nil {
 		b = newBuilder(o)
 		b.Live = true
 	}
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return nil, nil, false, fmt.Errorf("transcript: %w", err)
-	}
-	offset := start
-	checkpointAt := func() {
-		b.pruneMessages()
-		fp, err := fingerprint(f, offset)
-		if err != nil {
-			return
-		}
-		next = b.checkpoint(abs, dev, ino, offset, fp)
-	}
-	r := io.LimitReader(f, fi.Size()-start)
-	err = scanLines(r, b.O.MaxLineBytes, func(line []byte, tooLong bool) {
-		complete := len(line) > 0 && line[len(line)-1] == '\n'
-		if !complete && next == nil {
-			checkpointAt() // the line is being written: read it, but again next time
-		}
+	err = f.Scan(start, b.O.MaxLineBytes, func(line []byte, tooLong bool) {
 		b.Line++
 		if tooLong {
 			b.Malformed(ErrLineTooLong)
 		} else {
 			b.entry(line)
 		}
-		if complete {
-			offset += int64(len(line))
-			if b.Line%1024 == 0 {
-				b.pruneMessages()
-			}
+		if b.Line%1024 == 0 {
+			b.pruneMessages()
+		}
+	}, func(offset int64) {
+		b.pruneMessages()
+		if m, ok := f.Mark(offset); ok {
+			next = b.checkpoint(m)
 		}
 	})
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("transcript: %s: reading after line %d: %w", path, b.Line, err)
 	}
-	if next == nil {
-		checkpointAt()
-	}
 	return b.finish(), next, resumed, nil
-}
-
-// fileID returns the device and inode of a file, zero where the system does not say.
-func fileID(fi os.FileInfo) (dev, ino uint64) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino)
-	}
-	return 0, 0
-}
-
-// fingerprint hashes the first fingerprintBytes of f and the fingerprintBytes before offset.
-func fingerprint(f *os.File, offset int64) ([sha256.Size]byte, error) {
-	h := sha256.New()
-	head := min(offset, fingerprintBytes)
-	buf := make([]byte, head)
-	if _, err := f.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
-		return [sha256.Size]byte{}, err
-	}
-	h.Write(buf)
-	tailStart := max(0, offset-fingerprintBytes)
-	buf = make([]byte, offset-tailStart)
-	if _, err := f.ReadAt(buf, tailStart); err != nil && !errors.Is(err, io.EOF) {
-		return [sha256.Size]byte{}, err
-	}
-	fmt.Fprintf(h, "\x00%d\x00", offset)
-	h.Write(buf)
-	var out [sha256.Size]byte
-	copy(out[:], h.Sum(nil))
-	return out, nil
 }
 
 // steps counts the loop-guard steps an assistant message yields, as the Turn builder counts
@@ -294,12 +231,8 @@ func (b *builder) forget(m *Message) {
 // The checkpoint's wire shape. Pointers between calls, messages, shells and sub-agents are
 // indices into Calls, Shells and Subagents.
 type ckState struct {
-	V      int               `json:"v"`
-	Path   string            `json:"path"`
-	Dev    uint64            `json:"dev"`
-	Ino    uint64            `json:"ino"`
-	Offset int64             `json:"offset"`
-	Print  [sha256.Size]byte `json:"print"`
+	V int `json:"v"`
+	tailfile.Mark
 
 	Line           int     `json:"line"`
 	ID             string  `json:"id,omitempty"`
@@ -388,9 +321,9 @@ type ckRead struct {
 }
 
 // checkpoint encodes the live builder's state.
-func (b *builder) checkpoint(path string, dev, ino uint64, offset int64, fp [sha256.Size]byte) []byte {
+func (b *builder) checkpoint(mark tailfile.Mark) []byte {
 	ck := ckState{
-		V: checkpointVersion, Path: path, Dev: dev, Ino: ino, Offset: offset, Print: fp,
+		V: checkpointVersion, Mark: mark,
 		Line: b.Line, ID: b.S.ID, AgentID: b.S.AgentID, SidechainKnown: b.SidechainKnown,
 		MainSidechain: b.MainSidechain, NTurns: b.NTurns, TodoUsed: b.todoUsed,
 		Malformed: b.S.MalformedCount, Skipped: b.S.Skipped,

@@ -495,7 +495,7 @@ func (b *codexBuilder) responseItem(raw json.RawMessage, t time.Time) string {
 		b.open = nil
 		if b.results == nil {
 			b.results = &Message{ID: it.ID, Role: "user", Kind: KindToolResult, Time: t, Line: b.Line}
-			b.S.Messages = append(b.S.Messages, b.results)
+			b.keep(b.results)
 			b.Place(b.results)
 		}
 		b.results.Entries++
@@ -512,6 +512,13 @@ func (b *codexBuilder) responseItem(raw json.RawMessage, t time.Time) string {
 	return it.Type
 }
 
+// keep adds m to Session.Messages, except in a live read (ReadTail), which keeps none.
+func (b *codexBuilder) keep(m *Message) {
+	if !b.Live {
+		b.S.Messages = append(b.S.Messages, m)
+	}
+}
+
 // assistant returns the assistant message of the current response, starting one if needed.
 func (b *codexBuilder) assistant(t time.Time) *Message {
 	b.results = nil
@@ -521,7 +528,7 @@ func (b *codexBuilder) assistant(t time.Time) *Message {
 	}
 	m := &Message{Role: "assistant", Kind: KindAssistant, Model: b.ctx.Model, Time: t, Line: b.Line, Entries: 1}
 	b.open = m
-	b.S.Messages = append(b.S.Messages, m)
+	b.keep(m)
 	b.Place(m)
 	return m
 }
@@ -555,7 +562,7 @@ func (b *codexBuilder) userMessage(it *codexItemWire, t time.Time) {
 			}
 		}
 	}
-	b.S.Messages = append(b.S.Messages, m)
+	b.keep(m)
 	b.Place(m)
 	switch m.Kind {
 	case KindPrompt:
@@ -574,7 +581,9 @@ func (b *codexBuilder) userMessage(it *codexItemWire, t time.Time) {
 			h.Active = cur.StopHookBlocks > 0
 			cur.StopHookBlocks++
 		}
-		b.S.StopHooks = append(b.S.StopHooks, h)
+		if !b.Live {
+			b.S.StopHooks = append(b.S.StopHooks, h)
+		}
 	}
 }
 
@@ -765,8 +774,8 @@ func (b *codexBuilder) event(raw json.RawMessage, t time.Time) string {
 			tk.LastAgentMessage = &s
 		}
 		tk.Duration = time.Duration(e.DurationMS) * time.Millisecond
-		if tk.Turn >= 0 && tk.Turn < len(b.S.Turns) {
-			b.S.Turns[tk.Turn].Duration = tk.Duration
+		if i := b.cs.TurnPos(tk.Turn); i >= 0 {
+			b.S.Turns[i].Duration = tk.Duration
 		}
 		b.task = nil
 	case "turn_aborted":
@@ -780,7 +789,7 @@ func (b *codexBuilder) event(raw json.RawMessage, t time.Time) string {
 	case "token_count":
 		b.closeResponse()
 	case "error", "stream_error":
-		if e.Type == "error" {
+		if e.Type == "error" && !b.Live {
 			b.cs.Errors = append(b.cs.Errors, CodexError{Time: t, Line: b.Line, Message: b.CutText(string(e.Message)), Turn: b.TurnIndex()})
 		}
 	case "context_compacted":
@@ -826,6 +835,9 @@ func (b *codexBuilder) taskFor(turnID string, t time.Time) *CodexTask {
 
 func (b *codexBuilder) compacted(raw json.RawMessage, t time.Time) {
 	b.closeResponse()
+	if b.Live {
+		return
+	}
 	var c codexCompactedWire
 	_ = json.Unmarshal(raw, &c)
 	b.S.Compactions = append(b.S.Compactions, &Compaction{Time: t, Line: b.Line, Summary: b.CutText(c.Message), Turn: b.TurnIndex()})

@@ -52,6 +52,10 @@ type GeminiSession struct {
 	Directories []string
 	// Legacy is set when the session was read from the legacy single-object shape.
 	Legacy bool
+	// PromptsLeftOut is set by a tail read (ReadTail) that dropped user prompts from before
+	// the messages it kept: a run start looked up by its prompt that is not among Messages
+	// may be in the file.
+	PromptsLeftOut bool
 
 	// Messages are the session's messages, in order.
 	Messages []*GeminiMessage
@@ -201,6 +205,22 @@ type geminiBuilder struct {
 
 	msgs  []*GeminiMessage
 	index map[string]int // message id → position in msgs
+
+	// A live read (ReadTail) folds the messages before its window into frozen, keeping of
+	// them only the last prompts and the last model message with text (ghosts), and their
+	// ids in left (tail.go).
+	live   bool
+	frozen derived
+	ghosts []*GeminiMessage
+	left   *idFilter
+	// whole is set when a live read met what only a whole read can apply: an update or a
+	// rewind of a message it folded.
+	whole bool
+	// promptsLeftOut reports that a live read dropped prompts older than its ghosts.
+	promptsLeftOut bool
+	// recent are the last ids folded, foldedMax the latest timestamp of a folded message.
+	recent    []string
+	foldedMax time.Time
 }
 
 func newGeminiBuilder(o Options) *geminiBuilder {
@@ -392,6 +412,13 @@ func (b *geminiBuilder) record(line []byte) {
 // rewind drops the message id and every message after it; all of them when id is unknown.
 func (b *geminiBuilder) rewind(id string) {
 	i, ok := b.index[id]
+	if !ok && b.folded() {
+		if b.wasFolded(id, time.Time{}) {
+			b.whole = true // a rewind into what the live read folded
+			return
+		}
+		b.unfold() // an unknown id: every message goes
+	}
 	if !ok {
 		i = 0
 	}
@@ -439,6 +466,7 @@ func (b *geminiBuilder) metadata(f map[string]json.RawMessage, set bool) {
 	}
 	if set {
 		b.msgs, b.index = b.msgs[:0], make(map[string]int)
+		b.unfold()
 	} else {
 		s.Legacy = true
 	}
@@ -460,6 +488,10 @@ func (b *geminiBuilder) metadata(f map[string]json.RawMessage, set bool) {
 func (b *geminiBuilder) upsert(m *GeminiMessage) {
 	if i, ok := b.index[m.ID]; ok {
 		b.msgs[i] = m
+		return
+	}
+	if b.folded() && b.wasFolded(m.ID, m.Time) {
+		b.whole = true // an update of a message the live read folded
 		return
 	}
 	b.index[m.ID] = len(b.msgs)
@@ -624,62 +656,103 @@ func geminiResponseText(raw json.RawMessage) string {
 	return b.String()
 }
 
-// finish derives the todos and background shells from the final messages.
+// finish derives the todos and background shells from the final messages: what the messages
+// a live read folded already (frozen) said, then the rest.
 func (b *geminiBuilder) finish() *GeminiSession {
 	s := b.s
+	d := b.frozen.clone()
+	for _, m := range b.msgs {
+		d.apply(m)
+	}
 	s.Messages = b.msgs
-	shells := make(map[string]*Shell)
-	for _, m := range s.Messages {
-		for _, c := range m.ToolCalls {
-			switch c.Name {
-			case GeminiToolWriteTodos:
-				if todos, ok := geminiTodos(c); ok {
-					s.Todos = todos
-				}
-			case GeminiToolShell:
-				if sh := geminiBackground(c); sh != nil {
-					if old := shells[sh.ID]; old != nil {
-						*old = *sh // a reused pid is a new process
-						continue
-					}
-					shells[sh.ID] = sh
-					s.Shells = append(s.Shells, sh)
-				}
-			case GeminiToolListBackground:
-				if c.Failed() {
+	if len(b.ghosts) > 0 {
+		s.Messages = append(append([]*GeminiMessage(nil), b.ghosts...), b.msgs...)
+	}
+	s.Todos, s.Shells = d.todos, d.shells
+	return s
+}
+
+// derived is what the messages imply, folded one message at a time in order: the todo list
+// and the background shells.
+type derived struct {
+	todos  []Todo
+	shells []*Shell
+	byPID  map[string]*Shell
+}
+
+// clone returns a deep copy of d, for folding more messages into without changing d.
+func (d *derived) clone() *derived {
+	c := &derived{todos: d.todos, byPID: make(map[string]*Shell, len(d.byPID))}
+	copies := make(map[*Shell]*Shell, len(d.shells))
+	for _, sh := range d.shells {
+		n := *sh
+		n.Reads = append([]ShellRead(nil), sh.Reads...)
+		if sh.ExitCode != nil {
+			code := *sh.ExitCode
+			n.ExitCode = &code
+		}
+		copies[sh] = &n
+		c.shells = append(c.shells, &n)
+	}
+	for pid, sh := range d.byPID {
+		c.byPID[pid] = copies[sh]
+	}
+	return c
+}
+
+// apply folds what message m's tool calls say into d.
+func (d *derived) apply(m *GeminiMessage) {
+	if d.byPID == nil {
+		d.byPID = make(map[string]*Shell)
+	}
+	for _, c := range m.ToolCalls {
+		switch c.Name {
+		case GeminiToolWriteTodos:
+			if todos, ok := geminiTodos(c); ok {
+				d.todos = todos
+			}
+		case GeminiToolShell:
+			if sh := geminiBackground(c); sh != nil {
+				if old := d.byPID[sh.ID]; old != nil {
+					*old = *sh // a reused pid is a new process
 					continue
 				}
-				for _, st := range geminiListStatuses(c.Result) {
-					sh := shells[st.pid]
-					if sh == nil {
-						// Started in another CLI process, or before a rewind: its start
-						// cannot be placed.
-						sh = &Shell{ID: st.pid, Command: st.command, Status: ShellRunning}
-						shells[st.pid] = sh
-						s.Shells = append(s.Shells, sh)
-					}
-					geminiApplyStatus(sh, st, c.Time)
-				}
-			case GeminiToolReadBackground:
-				var args struct {
-					PID flexString `json:"pid"`
-				}
-				if json.Unmarshal(c.Args, &args) != nil {
-					continue
-				}
-				sh := shells[string(args.PID)]
+				d.byPID[sh.ID] = sh
+				d.shells = append(d.shells, sh)
+			}
+		case GeminiToolListBackground:
+			if c.Failed() {
+				continue
+			}
+			for _, st := range geminiListStatuses(c.Result) {
+				sh := d.byPID[st.pid]
 				if sh == nil {
-					continue
+					// Started in another CLI process, or before a rewind: its start
+					// cannot be placed.
+					sh = &Shell{ID: st.pid, Command: st.command, Status: ShellRunning}
+					d.byPID[st.pid] = sh
+					d.shells = append(d.shells, sh)
 				}
-				rd := ShellRead{Tool: c.Name, CallID: c.ID, Time: c.Time, Error: c.Failed()}
-				sh.Reads = append(sh.Reads, rd)
-				if !rd.Error && !sh.Running() && sh.ReadAt.IsZero() && !c.Time.Before(sh.Finished) {
-					sh.ReadAt = c.Time
-				}
+				geminiApplyStatus(sh, st, c.Time)
+			}
+		case GeminiToolReadBackground:
+			var args struct {
+				PID flexString `json:"pid"`
+			}
+			if json.Unmarshal(c.Args, &args) != nil {
+				continue
+			}
+			sh := d.byPID[string(args.PID)]
+			if sh == nil {
+				continue
+			}
+			rd := ShellRead{Tool: c.Name, CallID: c.ID, Time: c.Time, Error: c.Failed()}
+			sh.Reads = append(sh.Reads, rd)
+			if !rd.Error && !sh.Running() && sh.ReadAt.IsZero() && !c.Time.Before(sh.Finished) {
+				sh.ReadAt = c.Time
 			}
 		}
 	}
-	return s
 }
 
 // geminiTodos reads a write_todos call's list; ok is false for a call that failed or whose
