@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -185,7 +186,9 @@ func providerEvidence(a *APIError) Classification {
 	if !b.found() && strings.ContainsRune(a.Message, '{') {
 		// No body but a message holding one: read the body the message quotes.
 		if mb := ReadErrorBody(a.Message); mb.object {
-			b, b.inMessage = mb, true
+			// The message's objects are read into b only when text of their own came out of
+			// them (not only the message again).
+			b, b.inMessage = mb, slices.ContainsFunc(mb.texts, func(t string) bool { return t != a.Message })
 		}
 	}
 	status := a.Status
@@ -232,7 +235,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed)
 	case f.overflow(status):
 		return say(ContextOverflow)
-	case f.filter() || (!b.object && bodyRefusal(a.Body)):
+	case f.filter() || (!b.object && bodyRefusal(a.Body)) || printedStop(a.Body, a.Message) == ContentRefusal:
 		return say(ContentRefusal)
 	case status < 400 && !b.object && emptyReply(a.Body):
 		return say(EmptyResponse)
@@ -240,6 +243,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(Cancelled)
 	case f.noModel():
 		return say(InvalidRequest) // the text names the failure, whatever the status
+	case f.over&kState != 0:
+		return say(ProviderError) // "429 … The engine is currently overloaded": the serving side's state, whatever the status
 	}
 	switch status {
 	case 429:
@@ -256,8 +261,6 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.timeout() && !f.streamCut():
 		return say(Timeout)
-	case status >= 400 && status < 500 && f.any(kState):
-		return say(ProviderError) // "400 … DEGRADED function cannot be invoked": the text names the serving side's state
 	case status >= 500 && f.rate():
 		return say(RateLimited)
 	case status >= 500:
@@ -282,7 +285,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest)
 	case f.empty():
 		return say(EmptyResponse)
-	case f.truncated():
+	case f.truncated() || printedStop(a.Body, a.Message) == OutputTruncated:
 		return say(OutputTruncated)
 	case f.providerFault():
 		return say(ProviderError)
@@ -306,6 +309,38 @@ func bodyRefusal(body string) bool {
 	return ok && c.Category == ContentRefusal
 }
 
+// printedStop is what a stop token printed in text means: a response rendered as protobuf text
+// or logged ("finish_reason: BLOCKLIST", "finishReason=MAX_TOKENS", "stop_reason: max_tokens").
+// Empty when the texts print none.
+func printedStop(texts ...string) Category {
+	for _, t := range texts {
+		if !strings.Contains(t, "eason") && !strings.Contains(t, "EASON") {
+			continue
+		}
+		lower := strings.ToLower(t)
+		for _, key := range []string{"finish_reason", "finishreason", "stop_reason", "stopreason"} {
+			i := strings.Index(lower, key)
+			if i < 0 {
+				continue
+			}
+			rest := strings.TrimLeft(lower[i+len(key):], ` "':=`)
+			end := strings.IndexFunc(rest, func(r rune) bool {
+				return !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+			})
+			if end < 0 {
+				end = len(rest)
+			}
+			if end == 0 {
+				continue
+			}
+			if c, ok := ClassifyStop("", rest[:end]); ok {
+				return c.Category
+			}
+		}
+	}
+	return ""
+}
+
 // emptyReply reports whether the body is a reply rather than an error, and one that carries
 // nothing: no text and no tool call in any choice (the OpenAI family), in the message (Ollama's
 // chat) or in the response (Ollama's generate), no content block (Anthropic), no candidate with
@@ -318,6 +353,7 @@ func emptyReply(body string) bool {
 	var r struct {
 		Choices    []replyMessage `json:"choices"`
 		Message    *replyMessage  `json:"message"`
+		Object     string         `json:"object"`
 		Response   *string        `json:"response"`
 		Text       *string        `json:"text"`
 		Done       bool           `json:"done"`
@@ -333,6 +369,8 @@ func emptyReply(body string) bool {
 		return false
 	}
 	switch {
+	case strings.HasSuffix(r.Object, ".chunk"):
+		return false // one chunk of a stream, not the finished reply
 	case len(r.Choices) > 0:
 		for _, c := range r.Choices {
 			if !c.empty() {

@@ -249,6 +249,30 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a phrase of the same class changes nothing", "acme", 502, `{"message":"Service Unavailable"}`, ProviderError},
 		{"degraded deployment as 400", "acme", 400, `{"detail":"the deployment is degraded and cannot serve requests"}`, ProviderError},
 		{"a parameter named overload is no state", "acme", 400, `{"error":{"message":"unknown parameter overload_mode"}}`, InvalidRequest},
+		// Second batch: a cancel for a timeout is the timeout's; the serving side's state beats a
+		// 429 and a client's rate gloss; safety guidelines beat a 403; engine deaths.
+		{"cancel for a timeout", "", 0, `TaskCanceledException: The request was canceled because the client timeout of 30 seconds elapsed.`, Timeout},
+		{"plain cancel", "", 0, `TaskCanceledException: A task was canceled.`, Cancelled},
+		{"overloaded as 429", "acme", 429, `{"error":{"message":"The engine is currently overloaded, please try again later"}}`, ProviderError},
+		{"out of capacity", "", 0, `RESOURCE_EXHAUSTED: the service is temporarily out of capacity`, ProviderError},
+		{"ordinary 429 stays a rate", "acme", 429, `{"error":{"message":"Too many requests, slow down"}}`, RateLimited},
+		{"guidelines as 403", "acme", 403, `{"error":"Content violates usage guidelines."}`, ContentRefusal},
+		{"engine dead", "", 0, `AsyncEngineDeadError: Background loop has stopped.`, ProviderError},
+		{"load canceled is the server's", "acme", 400, `Failed to load model "x". Error: Operation canceled.`, ProviderError},
+		// Stack frames name code; "to process" is a verb.
+		{"frames are no words", "", 0, "TypeError: terminated\n    at Fetch.onAborted (node:internal/deps/undici/undici:1:1)\n    at Object.cancel (x.js:2:3)", StreamCut},
+		{"failed to process, then cut", "", 0, `Failed to process the response: premature close`, StreamCut},
+		// A stop token printed as text; a stream's chunk is no finished reply.
+		{"printed blocklist", "google", 0, "candidates {\n  finish_reason: BLOCKLIST\n}", ContentRefusal},
+		{"printed max tokens", "", 0, `generation ended: finishReason=MAX_TOKENS`, OutputTruncated},
+		{"a chunk is not empty", "acme", 200, `{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}`, Unknown},
+		// Empty replies in other words.
+		{"returned an empty", "", 0, `the model returned an empty message after 3 tries`, EmptyResponse},
+		{"missing from the response", "", 0, `text part missing from the model's response`, EmptyResponse},
+		{"missing in the request is no empty reply", "acme", 400, `{"error":{"message":"messages[0]: missing field content"}}`, InvalidRequest},
+		{"empty in Chinese", "", 0, `模型返回了空响应`, EmptyResponse},
+		{"saturated in Chinese", "", 0, `上游负载已饱和，请稍后再试`, ProviderError},
+		{"json input cut", "", 0, `invalid json response body reason: Unexpected end of JSON input`, StreamCut},
 		// A body quoted in an SDK's message: its keys are no words.
 		{"keys of a quoted body are no words", "anthropic", 400, `API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 9000 > 8192, the maximum allowed number of output tokens"}}`, InvalidRequest},
 	}

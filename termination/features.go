@@ -56,7 +56,7 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 	for _, s := range b.quotas {
 		w.add(s)
 	}
-	msg := a.Message
+	msg := withoutFrames(a.Message)
 	if b.inMessage {
 		// The objects' own words are in b, and their keys are no prose; an object cut off is
 		// read as text, since the reader may have kept little of it.
@@ -79,6 +79,24 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 // hedgeWords bounds how many words after a hedge ("if", "whether", "might", "may need") are
 // read as its guess rather than as a report: to the end of its sentence, at most this many.
 const hedgeWords = 16
+
+// withoutFrames returns s without the lines of a stack trace (JavaScript's and Java's "    at
+// f (file:1:2)", Python's `  File "x.py", line 3, in f`): they name code, not what failed.
+func withoutFrames(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t != l && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, `File "`)) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
 
 // outsideObjects returns s without the objects written into it ({…} spans, JSON or a language's
 // rendering of one): the prose an SDK or a client wrote around a provider's error body. whole
@@ -364,7 +382,7 @@ func (f *features) billing(provider string, quotas []string) bool {
 	// A rate stated per minute or second is a rate limit, whatever plan it suggests buying.
 	upgrade := f.any(kUpgrade) && f.any(kPlan) && !f.any(kShortTime)
 	return perDay || upgrade || f.any(kBilling) && !f.any(kShortTime) ||
-		f.nonASCII && f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足")
+		f.nonASCII && f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足", "使用上限")
 }
 
 // recursion: an agent graph's recursion limit.
@@ -372,14 +390,18 @@ func (f *features) recursion() bool { return f.any(kRecursion) }
 
 // abort: the caller aborted, cancelled or interrupted the request. A connection that was
 // aborted ("Connection aborted", ECONNABORTED) is the transport's, not the caller's.
+// An abort for a timeout ("canceled due to the configured HttpClient.Timeout", an
+// InterruptedIOException: timeout) is the timeout's; one for the server's lack or state ("loading
+// aborted due to insufficient system resources", "Failed to load model … Operation canceled")
+// is the server's.
 func (f *features) abort() bool {
-	return f.any(kAbort) && !f.any(kConnection) && !f.any(kResource) // "loading aborted due to insufficient system resources"
+	return f.any(kAbort) && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout()
 }
 
 // streamCut: a response that began and broke off. A process that terminated crashed; nothing
 // was cut.
 func (f *features) streamCut() bool {
-	if f.any(kProcess) {
+	if f.over&kProcess != 0 {
 		return false
 	}
 	return f.any(kCut) || f.any(kStreaming) && f.any(kStreamBreak)
@@ -413,7 +435,11 @@ func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
 
 // empty: the provider answered with nothing: "no output", "none were returned", "response is
 // empty", "without sending any chunks".
-func (f *features) empty() bool { return f.any(kEmpty) || f.any(kEmptyWord) && f.any(kNone) }
+func (f *features) empty() bool {
+	return f.any(kEmpty) || f.any(kEmptyWord) && f.any(kNone) ||
+		f.any(kMissing) && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
+		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空")
+}
 
 // truncated: the answer was cut off against the output cap ("the length limit was reached",
 // LengthFinishReasonError, "response too long"), or a schema validator met the end of the
@@ -427,7 +453,8 @@ func (f *features) truncated() bool {
 // providerFault: the provider failed on its side, or the process serving the model
 // terminated ("llama runner process has terminated: exit status 1").
 func (f *features) providerFault() bool {
-	return f.any(kFault) || f.any(kResource) || f.any(kProcess) && f.any(kProcessEnd)
+	return f.any(kFault) || f.any(kResource|kState) || f.over&kProcess != 0 && f.any(kProcessEnd) ||
+		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用")
 }
 
 // invalid: the request itself is malformed.

@@ -73,6 +73,8 @@ const (
 	kShortTime                      // per minute, per second, TPM, QPS: a rate, not a budget
 	kResource                       // insufficient system resources, out of memory: the server's lack
 	kState                          // overloaded, degraded, still loading: the serving side's state
+	kMissing                        // missing
+	kCarried                        // content, text, parts, candidates, choices: what a reply carries
 )
 
 // lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
@@ -102,13 +104,16 @@ var lexicon = map[kind][]string{
 		"rate limit reset", "ratelimit reset",
 		// pydantic's error type for a field the API does not take; a refused connection; the
 		// names of Gemini's response fields a client points at.
-		"extra forbidden", "connection refused", "safety ratings", "safety rating", "prompt feedback"},
+		"extra forbidden", "connection refused", "safety ratings", "safety rating", "prompt feedback",
+		// "process" the verb, not the server's process
+		"to process", "while processing"},
 
 	kFilterStrong: {"moderat*", "flagged*", "harmful*", "inappropriat*", "prohibited*", "guardrail*", "unsafe*",
 		"censor*", "jailbreak*", "objectionable*", "offensive*", "toxic*", "nsfw*",
 		"responsible ai", "content filter", "content filtering", "content management", "safety system",
 		"safety filter", "safety filters", "data inspection", "high risk", "usage policy", "usage policies",
 		"content policy", "content policies", "acceptable use", "safety reasons", "safety concerns",
+		"usage guidelines", "content guidelines", "community guidelines",
 		// the same words in the other languages providers answer in
 		"moderaci*", "moderazion*", "inapropiad*", "inadequad*", "sicurezza*"},
 	kFilterSoft: {"safety*", "polic*", "sensitive*", "blocked*", "filtered*", "refus*", "risk*", "security warning*"},
@@ -131,14 +136,14 @@ var lexicon = map[kind][]string{
 	kAbort:      {"abort*", "cancel*", "interrupt*", "client closed request"},
 	kConnection: {"connect*", "econn*", "socket*", "deadline*"},
 
-	kProcess:    {"exit status", "exit code", "process", "processes", "runner"},
-	kProcessEnd: {"terminated", "exited", "exit status", "exit code", "killed", "died", "crashed"},
+	kProcess:    {"exit status", "exit code", "process", "processes", "runner", "engine"},
+	kProcessEnd: {"terminated", "exited", "exit status", "exit code", "killed", "died", "dead", "crashed"},
 	kRange:      {"range"},
 	kMeasure:    {"length*", "size*", "len"},
 	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
 		"stream ended", "ended unexpectedly", "terminated", "stream closed", "stream disconnected",
 		"stream interrupted", "response ended", "body ended", "unexpected end of stream",
-		"stream was reset", "stream reset", "rst stream"},
+		"stream was reset", "stream reset", "rst stream", "unexpected end of json input"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
 	kStreamBreak: {"connect*", "idle*", "partial*", "eof", "reset"},
 
@@ -186,7 +191,10 @@ var lexicon = map[kind][]string{
 	kTruncWord: {"truncat*"},
 	kReply:     {"response*", "reply", "replies", "answer*", "completion*"},
 	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
-	kState: {"overloaded", "degraded", "currently loading", "not ready", "temporarily unavailable",
+	kMissing: {"missing"},
+	kCarried: {"content", "text", "parts", "part", "candidates", "choices"},
+	kState: {"overloaded", "degraded", "out of capacity", "capacity exceeded", "failed to load", "error loading",
+		"engine dead", "while running the model", "currently loading", "not ready", "temporarily unavailable",
 		"server is busy"},
 	kResource: {"insufficient system resource*", "insufficient resource*", "out of memory", "oom",
 		"not enough memory"},
@@ -195,7 +203,8 @@ var lexicon = map[kind][]string{
 // emptyPhrases are the ways of saying an answer held nothing: "no output", "empty response",
 // "response is empty", "without sending any chunks", "none were returned".
 func emptyPhrases() []string {
-	out := []string{"none were returned", "none was returned", "returned nothing", "or empty", "empty or"}
+	out := []string{"none were returned", "none was returned", "returned nothing", "or empty", "empty or",
+		"returned empty", "returned an empty", "no generations", "no completions", "no outputs"}
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
 		"didn t manage to produce", "did not manage to produce", "failed to produce"} {
 		for _, n := range []string{"a reply", "a response", "an answer", "a completion", "any output", "any content"} {
