@@ -50,6 +50,10 @@ type sqlStore struct {
 	stopPruner context.CancelFunc
 	prunerDone chan struct{}
 
+	// ck, when set, is the SQLite checkpointer's own connection, and stopCk stops it.
+	ck     *sql.DB
+	stopCk func()
+
 	// inserts[k] is the INSERT of 1<<k rows, prepared on the writer pool when an append first
 	// needs it and reused by every later one (database/sql prepares it again on another of
 	// the pool's connections when a transaction holds that one); nil until then. insertMu
@@ -271,9 +275,7 @@ func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
 		}
 		args = args[:0]
 		for i := range rows {
-			e := &events[i]
-			args = append(args, e.ID, e.Ref, string(e.Kind), e.Time.UnixNano(), e.Harness, e.Session, e.Agent,
-				string(e.Check), string(e.Verdict), string(e.Category), e.Provider, e.Pending, string(e.Payload))
+			args = appendRow(args, &events[i])
 		}
 		if _, err = txStmts[k].ExecContext(ctx, args...); err != nil {
 			return err
@@ -281,6 +283,12 @@ func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
 		events = events[rows:]
 	}
 	return tx.Commit()
+}
+
+// appendRow appends the values of e's row, in the order of columns.
+func appendRow(args []any, e *Event) []any {
+	return append(args, e.ID, e.Ref, string(e.Kind), e.Time.UnixNano(), e.Harness, e.Session, e.Agent,
+		string(e.Check), string(e.Verdict), string(e.Category), e.Provider, e.Pending, string(e.Payload))
 }
 
 // whichDuplicate names the IDs of events that are already stored, for the error of an append
@@ -610,6 +618,10 @@ func (s *sqlStore) Close() error {
 	}
 	s.closed = true
 	var errs []error
+	if s.stopCk != nil {
+		s.stopCk()
+		errs = append(errs, s.ck.Close())
+	}
 	for _, st := range append(s.inserts[:], s.arrayIns) {
 		if st != nil {
 			errs = append(errs, st.Close())
