@@ -284,7 +284,17 @@ func (g *groupRecorder) run() {
 				_ = tx.Rollback()
 			}
 		case tx != nil && txErr == nil:
-			g.answer(batch, g.commitBatch(tx, n))
+			err := g.commitBatch(tx, n)
+			if errors.Is(err, store.ErrDuplicate) && len(batch) > 1 {
+				// One decision's ID is stored already (the last rows are inserted by the
+				// commit): each decision on its own, so that the others are still recorded.
+				g.log.Warn("group commit failed on one decision's events; appending each decision on its own", "decisions", len(batch), "err", err)
+				for _, p := range batch {
+					p.done <- appendEvents(g.st, g.m, p.events)
+				}
+				break
+			}
+			g.answer(batch, err)
 		default:
 			if tx != nil {
 				_ = tx.Rollback()

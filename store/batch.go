@@ -15,17 +15,19 @@ type Batcher interface {
 	Store
 	// BeginBatch begins a write transaction. It holds the store's write connection (and, for
 	// SQLite, the database's write lock) until the batch is committed or rolled back, so the
-	// caller keeps it short. ctx bounds the whole batch.
+	// caller keeps it short. ctx bounds the beginning; the batch's statements then run
+	// to their end, their waits bounded by the store's busy timeout.
 	BeginBatch(ctx context.Context) (Batch, error)
 }
 
 // Batch is an open write transaction of a [Batcher]. It is not safe for concurrent use.
 type Batch interface {
-	// Add validates events and inserts them in the transaction. An invalid event, or an ID
+	// Add validates events and inserts them in the transaction (gathering a few decisions'
+	// rows into one statement: the last are inserted by Commit). An invalid event, or an ID
 	// that appears twice among events, fails the call with an error wrapping
 	// [ErrInvalidEvent] or [ErrDuplicate] and inserts none of events; the batch stays usable.
 	// Any other failure, among them an ID already stored (an error wrapping
-	// [ErrDuplicate] and [ErrBatchBroken]), rolls the whole transaction back: every event
+	// [ErrDuplicate] and [ErrBatchBroken], from Add or Commit), rolls the whole transaction back: every event
 	// added before is lost too, and later calls fail.
 	Add(events ...Event) error
 	// Commit commits what was added. Once it returns nil the events are durable as
@@ -52,9 +54,12 @@ type sqlBatch struct {
 	release func() // the store's close lock, held for the batch's life
 	stmts   [insertSizes]*sql.Stmt
 	txStmts [insertSizes]*sql.Stmt // stmts bound to tx, made on first use
-	args    []any
-	ids     map[string]struct{} // reused by Add's check for IDs given twice
-	err     error               // why the batch is broken or over
+	args    []any                  // the values of the rows added and not yet inserted
+	rows    int                    // how many rows args holds
+	// committing says flush inserts every row, not only whole statements.
+	committing bool
+	ids        map[string]struct{} // reused by Add's check for IDs given twice
+	err        error               // why the batch is broken or over
 }
 
 // BeginBatch implements [Batcher.BeginBatch].
@@ -70,12 +75,16 @@ func (s sqliteStore) BeginBatch(ctx context.Context) (Batch, error) {
 		release()
 		return nil, fmt.Errorf("store: begin batch: %w", err)
 	}
-	tx, err := s.w.BeginTx(ctx, nil)
+	// The transaction and its statements run without ctx's deadline: with one, the driver
+	// starts a goroutine to watch it for every statement, a large share of a small
+	// statement's cost. SQLite's busy timeout bounds what they wait for; ctx bounds the
+	// preparing above.
+	tx, err := s.w.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("store: begin batch: %w", err)
 	}
-	return &sqlBatch{s: s.sqlStore, ctx: ctx, tx: tx, release: release, stmts: stmts}, nil
+	return &sqlBatch{s: s.sqlStore, ctx: context.WithoutCancel(ctx), tx: tx, release: release, stmts: stmts}, nil
 }
 
 // errBatchOver is what a call on a committed or rolled-back batch returns.
@@ -103,16 +112,31 @@ func (b *sqlBatch) Add(events ...Event) error {
 			b.ids[events[i].ID] = struct{}{}
 		}
 	}
-	for len(events) > 0 {
-		rows, k := insertRows(len(events))
+	for i := range events {
+		b.args = appendRow(b.args, &events[i])
+	}
+	b.rows += len(events)
+	if b.rows >= batchFlushRows {
+		return b.flush()
+	}
+	return nil
+}
+
+// batchFlushRows is how many rows a batch gathers before it inserts them: one statement
+// of 64 rows costs much less than a statement for each decision's two or three.
+const batchFlushRows = 64
+
+// flush inserts the rows gathered, as many as whole statements take, all of them when the
+// batch is being committed.
+func (b *sqlBatch) flush() error {
+	done := 0 // rows inserted
+	for b.rows-done >= batchFlushRows || (b.committing && done < b.rows) {
+		rows, k := insertRows(b.rows - done)
 		if b.txStmts[k] == nil {
 			b.txStmts[k] = b.tx.StmtContext(b.ctx, b.stmts[k])
 		}
-		b.args = b.args[:0]
-		for i := range rows {
-			b.args = appendRow(b.args, &events[i])
-		}
-		if _, err := b.txStmts[k].ExecContext(b.ctx, b.args...); err != nil {
+		args := b.args[done*insertColumns : (done+rows)*insertColumns]
+		if _, err := b.txStmts[k].ExecContext(b.ctx, args...); err != nil {
 			// INSERT OR ROLLBACK has rolled the transaction back on a constraint; any other
 			// failure leaves it in a state not worth keeping.
 			if b.s.d.isDuplicate(err) {
@@ -121,9 +145,13 @@ func (b *sqlBatch) Add(events ...Event) error {
 			b.fail(fmt.Errorf("store: batch: %w: %w", ErrBatchBroken, err))
 			return b.err
 		}
-		events = events[rows:]
+		done += rows
 	}
-	clear(b.args)
+	// Keep the rows left over at the front, and let the inserted values go.
+	n := copy(b.args, b.args[done*insertColumns:])
+	clear(b.args[n:])
+	b.args = b.args[:n]
+	b.rows -= done
 	return nil
 }
 
@@ -138,6 +166,10 @@ func (b *sqlBatch) fail(err error) {
 func (b *sqlBatch) Commit() error {
 	if b.err != nil {
 		return b.err
+	}
+	b.committing = true
+	if err := b.flush(); err != nil {
+		return err
 	}
 	err := b.tx.Commit()
 	b.err = errBatchOver

@@ -97,11 +97,33 @@ func TestBatch(t *testing.T) {
 	if err := b.Add(ev("d1")); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Add(ev("d2"), ev("stored")); !errors.Is(err, store.ErrDuplicate) || !errors.Is(err, store.ErrBatchBroken) {
-		t.Fatalf("Add of a stored ID: %v, want ErrDuplicate and ErrBatchBroken", err)
+	// The rows of a few decisions go in one statement, so the stored ID is found by Add or,
+	// as here, by Commit, which inserts the last rows.
+	if err := b.Add(ev("d2"), ev("stored")); err != nil {
+		_ = b.Rollback()
+		t.Fatalf("Add of a stored ID among the first rows: %v, want it found by Commit", err)
+	}
+	if err := b.Commit(); !errors.Is(err, store.ErrDuplicate) || !errors.Is(err, store.ErrBatchBroken) {
+		t.Fatalf("Commit of a batch holding a stored ID: %v, want ErrDuplicate and ErrBatchBroken", err)
 	}
 	if err := b.Add(ev("d3")); !errors.Is(err, store.ErrBatchBroken) {
 		t.Fatalf("Add after the batch broke: %v, want ErrBatchBroken", err)
+	}
+	// 70 rows make Add insert: a stored ID among them is found there.
+	b, err = bs.BeginBatch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(ev("g1")); err != nil {
+		t.Fatal(err)
+	}
+	rows := []store.Event{ev("stored")}
+	for i := range 69 {
+		rows = append(rows, ev(fmt.Sprintf("g%03d", i+2)))
+	}
+	if err := b.Add(rows...); !errors.Is(err, store.ErrDuplicate) || !errors.Is(err, store.ErrBatchBroken) {
+		_ = b.Rollback()
+		t.Fatalf("Add of 70 rows holding a stored ID: %v, want ErrDuplicate and ErrBatchBroken", err)
 	}
 	if err := b.Commit(); !errors.Is(err, store.ErrBatchBroken) {
 		t.Fatalf("Commit of a broken batch: %v, want ErrBatchBroken", err)
