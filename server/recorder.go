@@ -259,6 +259,10 @@ func (g *groupRecorder) run() {
 			if g.wait <= 0 || (g.coming.Load() <= 0 && lastBatch < 2) {
 				break
 			}
+			// Insert what was taken while waiting, so the commit has only itself to do.
+			if tx != nil && txErr == nil {
+				txErr = tx.Flush()
+			}
 			if !waiting {
 				timer.Reset(g.wait)
 				waiting = true

@@ -30,6 +30,10 @@ type Batch interface {
 	// [ErrDuplicate] and [ErrBatchBroken], from Add or Commit), rolls the whole transaction back: every event
 	// added before is lost too, and later calls fail.
 	Add(events ...Event) error
+	// Flush inserts the rows Add has gathered and not inserted yet, so that Commit has less
+	// to do: the group commit calls it when it has nothing else to do. It fails as Add does
+	// when the transaction breaks.
+	Flush() error
 	// Commit commits what was added. Once it returns nil the events are durable as
 	// [Store.Append]'s are. The batch is over either way.
 	Commit() error
@@ -117,20 +121,28 @@ func (b *sqlBatch) Add(events ...Event) error {
 	}
 	b.rows += len(events)
 	if b.rows >= batchFlushRows {
-		return b.flush()
+		return b.flush(false)
 	}
 	return nil
+}
+
+// Flush implements [Batch.Flush].
+func (b *sqlBatch) Flush() error {
+	if b.err != nil {
+		return b.err
+	}
+	return b.flush(true)
 }
 
 // batchFlushRows is how many rows a batch gathers before it inserts them: one statement
 // of 64 rows costs much less than a statement for each decision's two or three.
 const batchFlushRows = 64
 
-// flush inserts the rows gathered, as many as whole statements take, all of them when the
-// batch is being committed.
-func (b *sqlBatch) flush() error {
+// flush inserts the rows gathered: all of them, or as many as statements of batchFlushRows
+// take.
+func (b *sqlBatch) flush(all bool) error {
 	done := 0 // rows inserted
-	for b.rows-done >= batchFlushRows || (b.committing && done < b.rows) {
+	for b.rows-done >= batchFlushRows || (all && done < b.rows) {
 		rows, k := insertRows(b.rows - done)
 		if b.txStmts[k] == nil {
 			b.txStmts[k] = b.tx.StmtContext(b.ctx, b.stmts[k])
@@ -167,8 +179,7 @@ func (b *sqlBatch) Commit() error {
 	if b.err != nil {
 		return b.err
 	}
-	b.committing = true
-	if err := b.flush(); err != nil {
+	if err := b.flush(true); err != nil {
 		return err
 	}
 	err := b.tx.Commit()

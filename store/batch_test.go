@@ -69,6 +69,9 @@ func TestBatch(t *testing.T) {
 	if err := b.Add(many...); err != nil {
 		t.Fatalf("Add of 200: %v", err)
 	}
+	if err := b.Flush(); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
 	if got := ids(s); !slices.Equal(got, []string{"stored"}) {
 		t.Fatalf("before the commit the log holds %q, want only the event stored before", got)
 	}
@@ -95,6 +98,9 @@ func TestBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := b.Add(ev("d1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	// The rows of a few decisions go in one statement, so the stored ID is found by Add or,

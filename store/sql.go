@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/termination"
@@ -286,9 +287,15 @@ func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
 }
 
 // appendRow appends the values of e's row, in the order of columns.
+//
+// The payload, most of a row's bytes, is passed as a string that shares e.Payload's bytes
+// rather than a copy of them: the drivers copy what they bind (modernc.org/sqlite into
+// SQLite's memory, pgx into its wire buffer) before the statement returns, and the events
+// are not changed while they are appended.
 func appendRow(args []any, e *Event) []any {
 	return append(args, e.ID, e.Ref, string(e.Kind), e.Time.UnixNano(), e.Harness, e.Session, e.Agent,
-		string(e.Check), string(e.Verdict), string(e.Category), e.Provider, e.Pending, string(e.Payload))
+		string(e.Check), string(e.Verdict), string(e.Category), e.Provider, e.Pending,
+		unsafe.String(unsafe.SliceData(e.Payload), len(e.Payload)))
 }
 
 // whichDuplicate names the IDs of events that are already stored, for the error of an append
