@@ -60,10 +60,8 @@ type sqlBatch struct {
 	txStmts [insertSizes]*sql.Stmt // stmts bound to tx, made on first use
 	args    []any                  // the values of the rows added and not yet inserted
 	rows    int                    // how many rows args holds
-	// committing says flush inserts every row, not only whole statements.
-	committing bool
-	ids        map[string]struct{} // reused by Add's check for IDs given twice
-	err        error               // why the batch is broken or over
+	ids     map[string]struct{}    // reused by Add's check for IDs given twice
+	err     error                  // why the batch is broken or over
 }
 
 // BeginBatch implements [Batcher.BeginBatch].
