@@ -48,11 +48,11 @@ const readers = 4
 //
 // Durability: with synchronous=NORMAL, the default, a commit has reached the operating system
 // (the WAL file) before Append returns, so acknowledged events survive the process being
-// killed, SIGKILL included. The writer does not checkpoint: a connection of the store's own
-// copies the WAL into the database file every 200 ms, beside the writer instead of inside one
-// of its commits, and syncs the WAL to the disk first. So a power cut can lose the commits of
-// the last 200 ms or so (the database stays sound); [Options.FullSync] (synchronous=FULL)
-// syncs at every commit instead.
+// killed, SIGKILL included. The writer leaves checkpoints to a connection of the store's
+// own, which copies the WAL into the database file every 200 ms, beside the writer instead of
+// inside one of its commits, and syncs the WAL to the disk first. So a power cut can lose the
+// commits of the last 200 ms or so (the database stays sound); [Options.FullSync]
+// (synchronous=FULL) syncs at every commit instead.
 func OpenSQLite(ctx context.Context, path string, opts *Options) (Store, error) {
 	o := opts.orDefault()
 	if path == "" {
@@ -87,7 +87,7 @@ func OpenSQLite(ctx context.Context, path string, opts *Options) (Store, error) 
 		sync = "FULL"
 	}
 	base := sqliteURI(abs) + "?_busy_timeout=" + strconv.FormatInt(busy.Milliseconds(), 10)
-	w, err := sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous="+sync+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
+	w, err := sql.Open("sqlite", base+"&_journal_mode=WAL&_synchronous="+sync+"&_txlock=immediate&_pragma=wal_autocheckpoint("+strconv.Itoa(writerCheckpointPages)+")")
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite %s: %w", abs, err)
 	}
@@ -119,6 +119,10 @@ func OpenSQLite(ctx context.Context, path string, opts *Options) (Store, error) 
 	return sqliteStore{s}, nil
 }
 
+// writerCheckpointPages is the WAL size, in pages, at which the writer checkpoints itself
+// (40 MB; SQLite's default is 1,000 pages).
+const writerCheckpointPages = 10_000
+
 // checkpointInterval is how often the checkpointer copies what the WAL holds into the
 // database file.
 const checkpointInterval = 200 * time.Millisecond
@@ -126,11 +130,14 @@ const checkpointInterval = 200 * time.Millisecond
 // startCheckpointer checkpoints the WAL on db every interval until the returned function is
 // called, which waits for it to stop.
 //
-// The writer connection does not checkpoint (wal_autocheckpoint=0): SQLite's automatic
-// checkpoint runs inside the commit that crosses its threshold, a thousand pages copied
-// and two fsyncs, while every decision of that commit waits. A PASSIVE checkpoint on a
-// connection of its own runs beside the writer and never blocks it, nor readers; it syncs
-// the WAL before it copies, as the automatic one does, so durability is the same.
+// The writer connection leaves checkpoints to it: SQLite's automatic checkpoint runs inside
+// the commit that crosses its threshold, a thousand pages copied and two fsyncs by default,
+// while every decision of that commit waits. A PASSIVE checkpoint on a connection of its own
+// runs beside the writer and never blocks it, nor readers; it syncs the WAL before it
+// copies, as the automatic one does, so durability is the same. The writer keeps an
+// automatic checkpoint at writerCheckpointPages, far beyond what the checkpointer lets
+// the WAL reach, for processes that never live long enough for a tick (hooks that follow
+// one another closely, none of them the last to close the file).
 func startCheckpointer(db *sql.DB, interval time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
