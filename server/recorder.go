@@ -100,6 +100,9 @@ func (d *directRecorder) record(ctx context.Context, events []store.Event) error
 // so the writer gathers what it can: what is queued, and, while other decisions are still
 // being decided (announced but not yet queued), what arrives within groupWait more. Under no
 // load nothing is being decided besides the one decision queued, and it is committed at once.
+// With a store.Batcher (SQLite) the writer opens the transaction first and inserts each
+// decision's events as it takes them, so that the wait is spent inserting and only the commit
+// is left at its end; a decision whose events are invalid is answered at once and left out.
 const (
 	// queueLen bounds the decisions waiting for the writer; beyond it, handlers wait to queue.
 	queueLen = 4096
@@ -197,14 +200,47 @@ func (g *groupRecorder) close() {
 
 // run is a writer: it commits batches until the queue is closed and drained.
 func (g *groupRecorder) run() {
-	var batch []*pending
-	var events []store.Event
+	var (
+		batch  []*pending
+		events []store.Event
+	)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	lastBatch := 0 // decisions in the last commit
+	bs, _ := g.st.(store.Batcher)
 	for p := range g.queue {
-		batch = append(batch[:0], p)
-		n := len(p.events)
+		// With a store that can hold its transaction open (SQLite), each decision's events are
+		// inserted as they are taken, so the wait for more is spent inserting, and only the
+		// commit is left once the batch is complete. tx is nil otherwise, or when beginning
+		// failed: then the batch is appended at the end in one Store.Append.
+		var tx store.Batch
+		var txErr error // why tx broke; nil while it holds every event taken
+		cancel := func() {}
+		if bs != nil {
+			var ctx context.Context
+			ctx, cancel = context.WithTimeout(context.Background(), appendTimeout)
+			if tx, txErr = bs.BeginBatch(ctx); txErr != nil {
+				tx, txErr = nil, nil
+			}
+		}
+		batch = batch[:0]
+		n := 0
+		take := func(q *pending) {
+			if tx != nil && txErr == nil {
+				if err := tx.Add(q.events...); err != nil {
+					if !errors.Is(err, store.ErrBatchBroken) {
+						// These events alone cannot be stored; the batch goes on without them.
+						g.m.storeErrors.inc("append")
+						q.done <- err
+						return
+					}
+					txErr = err
+				}
+			}
+			batch = append(batch, q)
+			n += len(q.events)
+		}
+		take(p)
 		waiting := false
 	fill:
 		for n < maxBatchEvents {
@@ -213,8 +249,7 @@ func (g *groupRecorder) run() {
 				if !ok {
 					break fill
 				}
-				batch = append(batch, q)
-				n += len(q.events)
+				take(q)
 				continue
 			default:
 			}
@@ -223,6 +258,10 @@ func (g *groupRecorder) run() {
 			// decisions it answered are likely to send the next ones at once).
 			if g.wait <= 0 || (g.coming.Load() <= 0 && lastBatch < 2) {
 				break
+			}
+			// Insert what was taken while waiting, so the commit has only itself to do.
+			if tx != nil && txErr == nil {
+				txErr = tx.Flush()
 			}
 			if !waiting {
 				timer.Reset(g.wait)
@@ -233,8 +272,7 @@ func (g *groupRecorder) run() {
 				if !ok {
 					break fill
 				}
-				batch = append(batch, q)
-				n += len(q.events)
+				take(q)
 			case <-timer.C:
 				waiting = false
 				break fill
@@ -243,14 +281,58 @@ func (g *groupRecorder) run() {
 		if waiting {
 			timer.Stop()
 		}
-		events = events[:0]
-		for _, q := range batch {
-			events = append(events, q.events...)
+		switch {
+		case len(batch) == 0:
+			// Every decision taken was refused by Add and has its answer.
+			if tx != nil {
+				_ = tx.Rollback()
+			}
+		case tx != nil && txErr == nil:
+			err := g.commitBatch(tx, n)
+			if errors.Is(err, store.ErrDuplicate) && len(batch) > 1 {
+				// One decision's ID is stored already (the last rows are inserted by the
+				// commit): each decision on its own, so that the others are still recorded.
+				g.log.Warn("group commit failed on one decision's events; appending each decision on its own", "decisions", len(batch), "err", err)
+				for _, p := range batch {
+					p.done <- appendEvents(g.st, g.m, p.events)
+				}
+				break
+			}
+			g.answer(batch, err)
+		default:
+			if tx != nil {
+				_ = tx.Rollback()
+			}
+			events = events[:0]
+			for _, q := range batch {
+				events = append(events, q.events...)
+			}
+			g.commit(batch, events)
+			clear(events)
 		}
-		g.commit(batch, events)
+		cancel()
 		lastBatch = len(batch)
 		clear(batch) // let the pool have the entries without this slice pinning them
-		clear(events)
+	}
+}
+
+// commitBatch commits a batch of n events that every decision's events were added to, and
+// counts it as one append.
+func (g *groupRecorder) commitBatch(tx store.Batch, n int) error {
+	err := tx.Commit()
+	g.m.appends.Add(1)
+	if err != nil {
+		g.m.storeErrors.inc("append")
+		return fmt.Errorf("store: append: %w", err)
+	}
+	g.m.appended.Add(uint64(n))
+	return nil
+}
+
+// answer gives every decision of batch the outcome of its commit.
+func (g *groupRecorder) answer(batch []*pending, err error) {
+	for _, p := range batch {
+		p.done <- err
 	}
 }
 

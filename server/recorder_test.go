@@ -215,3 +215,62 @@ func TestDirectRecorderClose(t *testing.T) {
 	}
 	assertStored(t, st, map[string]bool{evs[0].ID: true}, 1)
 }
+
+// TestGroupCommitBatch runs the writer over a SQLite store, which inserts each decision's
+// events as it takes them: a decision whose events are invalid is refused alone and the
+// others are committed in the same transaction, and a decision whose ID is already stored
+// breaks the transaction, after which each decision is appended on its own.
+func TestGroupCommitBatch(t *testing.T) {
+	st := openStore(t)
+	if _, ok := st.(store.Batcher); !ok {
+		t.Fatalf("the SQLite store (%T) is not a store.Batcher", st)
+	}
+	stored := decisionEvents(t, "first")
+	if err := st.Append(t.Context(), stored...); err != nil {
+		t.Fatal(err)
+	}
+	// run takes everything queued into one batch; the queue is closed, so it then returns.
+	writer := func(m *metrics, decisions ...[]store.Event) []error {
+		g := &groupRecorder{st: st, m: m, log: slog.New(slog.DiscardHandler), queue: make(chan *pending, len(decisions))}
+		var ps []*pending
+		for _, evs := range decisions {
+			p := &pending{events: evs, done: make(chan error, 1)}
+			ps = append(ps, p)
+			g.queue <- p
+		}
+		close(g.queue)
+		g.run()
+		var errs []error
+		for _, p := range ps {
+			errs = append(errs, <-p.done)
+		}
+		return errs
+	}
+
+	good1, invalid, good2 := decisionEvents(t, "a"), decisionEvents(t, "invalid"), decisionEvents(t, "b")
+	invalid[len(invalid)-1].Payload = []byte(`{"unclosed":`)
+	m := newMetrics()
+	errs := writer(m, good1, invalid, good2)
+	for i, want := range []error{nil, store.ErrInvalidEvent, nil} {
+		if !errors.Is(errs[i], want) {
+			t.Errorf("decision %d: %v, want %v", i, errs[i], want)
+		}
+	}
+	if n, e := m.appends.Load(), m.appended.Load(); n != 1 || e != uint64(len(good1)+len(good2)) {
+		t.Errorf("%d commits of %d events, want one commit of the %d events of the two valid decisions", n, e, len(good1)+len(good2))
+	}
+
+	good3, dup, good4 := decisionEvents(t, "c"), decisionEvents(t, "dup"), decisionEvents(t, "d")
+	dup[0].ID = stored[0].ID
+	m = newMetrics()
+	errs = writer(m, good3, dup, good4)
+	for i, want := range []error{nil, store.ErrDuplicate, nil} {
+		if !errors.Is(errs[i], want) {
+			t.Errorf("decision %d: %v, want %v", i, errs[i], want)
+		}
+	}
+	if n := m.appends.Load(); n != 4 {
+		t.Errorf("%d appends, want 4: the whole batch again, then each decision on its own", n)
+	}
+	assertStored(t, st, map[string]bool{stored[0].ID: true, good1[0].ID: true, good2[0].ID: true, good3[0].ID: true, good4[0].ID: true}, 5)
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/termination"
@@ -49,6 +50,10 @@ type sqlStore struct {
 
 	stopPruner context.CancelFunc
 	prunerDone chan struct{}
+
+	// ck, when set, is the SQLite checkpointer's own connection, and stopCk stops it.
+	ck     *sql.DB
+	stopCk func()
 
 	// inserts[k] is the INSERT of 1<<k rows, prepared on the writer pool when an append first
 	// needs it and reused by every later one (database/sql prepares it again on another of
@@ -271,9 +276,7 @@ func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
 		}
 		args = args[:0]
 		for i := range rows {
-			e := &events[i]
-			args = append(args, e.ID, e.Ref, string(e.Kind), e.Time.UnixNano(), e.Harness, e.Session, e.Agent,
-				string(e.Check), string(e.Verdict), string(e.Category), e.Provider, e.Pending, string(e.Payload))
+			args = appendRow(args, &events[i])
 		}
 		if _, err = txStmts[k].ExecContext(ctx, args...); err != nil {
 			return err
@@ -281,6 +284,18 @@ func (s *sqlStore) insert(ctx context.Context, events []Event) (err error) {
 		events = events[rows:]
 	}
 	return tx.Commit()
+}
+
+// appendRow appends the values of e's row, in the order of columns.
+//
+// The payload, most of a row's bytes, is passed as a string that shares e.Payload's bytes
+// rather than a copy of them: the drivers copy what they bind (modernc.org/sqlite into
+// SQLite's memory, pgx into its wire buffer) before the statement returns, and the events
+// are not changed while they are appended.
+func appendRow(args []any, e *Event) []any {
+	return append(args, e.ID, e.Ref, string(e.Kind), e.Time.UnixNano(), e.Harness, e.Session, e.Agent,
+		string(e.Check), string(e.Verdict), string(e.Category), e.Provider, e.Pending,
+		unsafe.String(unsafe.SliceData(e.Payload), len(e.Payload)))
 }
 
 // whichDuplicate names the IDs of events that are already stored, for the error of an append
@@ -610,6 +625,10 @@ func (s *sqlStore) Close() error {
 	}
 	s.closed = true
 	var errs []error
+	if s.stopCk != nil {
+		s.stopCk()
+		errs = append(errs, s.ck.Close())
+	}
 	for _, st := range append(s.inserts[:], s.arrayIns) {
 		if st != nil {
 			errs = append(errs, st.Close())

@@ -199,7 +199,8 @@ type Options struct {
 	// appended events survive a power cut or an operating-system crash too, at the cost of
 	// one fsync per Append. Without it (synchronous=NORMAL in WAL mode) a commit is written
 	// to the operating system before Append returns, which is what surviving a killed
-	// process needs, and synced at checkpoints.
+	// process needs, and synced at checkpoints (every 200 ms in a process that keeps the
+	// store open).
 	FullSync bool
 	// ConnectTimeout (PostgreSQL) bounds establishing a connection, the server's answer to the
 	// startup included, when the URL sets no connect_timeout; zero means
