@@ -259,8 +259,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest)
 	}
 	switch {
-	case f.timeout() && !f.streamCut():
-		return say(Timeout)
+	case f.timeout() && !f.streamCut() && !f.rate():
+		return say(Timeout) // a timeout waiting on a rate limiter ("rate limit for key") is the limit's
 	case status >= 500 && f.rate():
 		return say(RateLimited)
 	case status >= 500:
@@ -310,15 +310,16 @@ func bodyRefusal(body string) bool {
 }
 
 // printedStop is what a stop token printed in text means: a response rendered as protobuf text
-// or logged ("finish_reason: BLOCKLIST", "finishReason=MAX_TOKENS", "stop_reason: max_tokens").
+// or logged ("finish_reason: BLOCKLIST", "finishReason=MAX_TOKENS", "stop_reason: max_tokens"),
+// or named in a sentence ("finished due to length").
 // Empty when the texts print none.
 func printedStop(texts ...string) Category {
 	for _, t := range texts {
-		if !strings.Contains(t, "eason") && !strings.Contains(t, "EASON") {
+		if !strings.Contains(t, "eason") && !strings.Contains(t, "EASON") && !strings.Contains(t, "due to") {
 			continue
 		}
 		lower := strings.ToLower(t)
-		for _, key := range []string{"finish_reason", "finishreason", "stop_reason", "stopreason"} {
+		for _, key := range []string{"finish_reason", "finishreason", "stop_reason", "stopreason", "finished due to", "stopped due to"} {
 			i := strings.Index(lower, key)
 			if i < 0 {
 				continue
@@ -450,6 +451,9 @@ func statusInText(msg string) int {
 		switch prev {
 		case "status", "code", "error", "http":
 			return n
+		}
+		if i+2 < len(ws) && ws[i+1] == "<" && (ws[i+2] == "doctype" || ws[i+2] == "html") {
+			return n // "504 <!DOCTYPE html …": a status, then the page that came with it
 		}
 	}
 	for i, word := range ws {

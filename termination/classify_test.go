@@ -273,6 +273,24 @@ func TestClassifyHardCases(t *testing.T) {
 		{"empty in Chinese", "", 0, `模型返回了空响应`, EmptyResponse},
 		{"saturated in Chinese", "", 0, `上游负载已饱和，请稍后再试`, ProviderError},
 		{"json input cut", "", 0, `invalid json response body reason: Unexpected end of JSON input`, StreamCut},
+		// Third batch: transport and cuts in other stacks' words.
+		{"curl transfer closed", "", 0, `curl: (18) transfer closed with 1024 bytes remaining to read`, StreamCut},
+		{"okhttp end of stream on a route", "", 0, `java.io.IOException: unexpected end of stream on http://localhost:8080/...`, NetworkError},
+		{"end of stream mid-body", "", 0, `unexpected end of stream while reading the body`, StreamCut},
+		{"elixir transport error", "", 0, `%Mint.TransportError{reason: :closed}`, NetworkError},
+		{"body decode failed", "", 0, `Stream error: error decoding response body`, StreamCut},
+		{"idle timeout, nothing received", "", 0, `stream idle timeout after 60000ms`, Timeout},
+		{"idle timeout, partial received", "", 0, `Stream idle timeout - partial response received`, StreamCut},
+		{"status before an html page", "", 0, `request failed after 2 attempts: 504 <!DOCTYPE html><html><title>ERROR</title></html>`, Timeout},
+		// Output caps and empty replies in other words.
+		{"output incomplete", "", 0, `The output is incomplete because it hit the max_tokens limit.`, OutputTruncated},
+		{"finished due to length", "", 0, `This reply finished due to length.`, OutputTruncated},
+		{"output cap in Chinese", "", 0, `已达到输出 token 上限`, OutputTruncated},
+		{"timeout in Chinese", "", 0, `API调用失败: 请求超时 (30s)`, Timeout},
+		{"google quota_limit_value 0", "google", 429, `{"error":{"code":429,"message":"Quota exceeded for quota metric 'requests per minute'","status":"RESOURCE_EXHAUSTED","details":[{"reason":"RATE_LIMIT_EXCEEDED","metadata":{"quota_limit_value":"0"}}]}}`, AuthFailed},
+		{"unable to process", "", 0, `The service is unable to process your request right now.`, ProviderError},
+		{"timeout waiting on a rate limiter", "", 0, `TimeoutError: Timeout (2.0 secs): rate limit for key: client-a`, RateLimited},
+		{"envelope keys in a message are no words", "acme", 400, `Error: {"type":"invalid_request_error","message":"max_tokens must be at most 8192"}`, InvalidRequest},
 		// A body quoted in an SDK's message: its keys are no words.
 		{"keys of a quoted body are no words", "anthropic", 400, `API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 9000 > 8192, the maximum allowed number of output tokens"}}`, InvalidRequest},
 	}

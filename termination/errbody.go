@@ -305,6 +305,15 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 						d.Reason = r.text(depth + 1)
 					case "retrydelay":
 						d.RetryDelay = r.text(depth + 1)
+					case "metadata": // an ErrorInfo's quota_limit and quota_limit_value
+						r.members(depth+1, func(k string) {
+							switch k {
+							case "quota_limit", "quota_limit_value":
+								d.Quotas = append(d.Quotas, k+" "+r.text(depth+2))
+							default:
+								r.skip(depth + 2)
+							}
+						})
 					case "violations":
 						r.elements(depth+1, func() {
 							r.members(depth+2, func(k string) {

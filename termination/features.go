@@ -58,11 +58,7 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 	}
 	msg := withoutFrames(a.Message)
 	if b.inMessage {
-		// The objects' own words are in b, and their keys are no prose; an object cut off is
-		// read as text, since the reader may have kept little of it.
-		if prose, whole := outsideObjects(msg); whole {
-			msg = prose
-		}
+		msg = withoutEnvelopeKeys(msg) // "message":, 'type': … are the envelope's, not words
 	}
 	w.add(msg)
 	for _, s := range b.texts {
@@ -98,26 +94,43 @@ func withoutFrames(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// outsideObjects returns s without the objects written into it ({…} spans, JSON or a language's
-// rendering of one): the prose an SDK or a client wrote around a provider's error body. whole
-// is false when an object is cut off at the end of s.
-func outsideObjects(s string) (prose string, whole bool) {
+// envelopeKeys are the key names of the error envelopes providers wrap their words in. Written
+// into a message as JSON or a language's rendering of an object, they are structure, not prose
+// ("message" is no word of the input); other keys are left, since they can carry meaning
+// (Google's quota_limit_value).
+var envelopeKeys = map[string]bool{
+	"message": true, "type": true, "code": true, "error": true, "param": true, "status": true,
+	"details": true, "detail": true, "metadata": true, "object": true, "errors": true,
+}
+
+// withoutEnvelopeKeys returns s without the envelope keys written in it as quoted keys ("message":,
+// 'type':, "error" =>).
+func withoutEnvelopeKeys(s string) string {
 	var b strings.Builder
-	depth := 0
+	last := 0
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '{':
-			if depth == 0 {
-				b.WriteByte(' ')
-			}
-			depth++
-		case c == '}' && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteByte(c)
+		q := s[i]
+		if q != '"' && q != '\'' {
+			continue
+		}
+		end := strings.IndexByte(s[i+1:], q)
+		if end < 0 || end > 16 {
+			continue
+		}
+		key := s[i+1 : i+1+end]
+		rest := strings.TrimLeft(s[i+2+end:], " ")
+		if envelopeKeys[key] && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "=>")) {
+			b.WriteString(s[last:i])
+			b.WriteByte(' ')
+			last = i + 2 + end
+			i = last - 1
 		}
 	}
-	return b.String(), depth == 0
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // scan looks every word of the text up in the vocabulary, once.
@@ -404,11 +417,13 @@ func (f *features) streamCut() bool {
 	if f.over&kProcess != 0 {
 		return false
 	}
-	return f.any(kCut) || f.any(kStreaming) && f.any(kStreamBreak)
+	return f.over&kCut != 0 || f.any(kStreaming) && f.any(kStreamBreak)
 }
 
 // timeout: a deadline passed.
-func (f *features) timeout() bool { return f.any(kTimeout) }
+func (f *features) timeout() bool {
+	return f.any(kTimeout) || f.nonASCII && f.contains("超时", "逾時", "タイムアウト")
+}
 
 // untrusted: a TLS certificate the client would not trust.
 func (f *features) untrusted() bool { return f.any(kCertificate) && f.any(kUntrusted) }
@@ -438,15 +453,18 @@ func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
 func (f *features) empty() bool {
 	return f.any(kEmpty) || f.any(kEmptyWord) && f.any(kNone) ||
 		f.any(kMissing) && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
-		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空")
+		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空", "内容为空", "回复为空")
 }
 
 // truncated: the answer was cut off against the output cap ("the length limit was reached",
 // LengthFinishReasonError, "response too long"), or a schema validator met the end of the
 // model's JSON before it was complete ("Invalid JSON: EOF while parsing a string").
 func (f *features) truncated() bool {
+	if f.nonASCII && f.contains("输出") && f.contains("上限") { // "达到单次输出的 token 上限": the output's cap reached
+		return true
+	}
 	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach) || f.any(kEOF) && f.any(kSchema) ||
-		f.over&kTruncWord != 0 && f.any(kReply) || // "response was truncated"
+		f.over&kTruncWord != 0 && f.any(kReply|kOutput) || // "response was truncated", "the output is incomplete"
 		f.any(kReply) && f.any(kOutput) && f.over&kExceed != 0 && f.any(kLimit) // "response exceeded the 32000 output token maximum"
 }
 

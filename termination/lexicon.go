@@ -105,8 +105,9 @@ var lexicon = map[kind][]string{
 		// pydantic's error type for a field the API does not take; a refused connection; the
 		// names of Gemini's response fields a client points at.
 		"extra forbidden", "connection refused", "safety ratings", "safety rating", "prompt feedback",
-		// "process" the verb, not the server's process
-		"to process", "while processing"},
+		// "process" the verb, not the server's process; OkHttp's "unexpected end of stream on
+		// <route>", thrown before any response came
+		"to process", "while processing", "unexpected end of stream on"},
 
 	kFilterStrong: {"moderat*", "flagged*", "harmful*", "inappropriat*", "prohibited*", "guardrail*", "unsafe*",
 		"censor*", "jailbreak*", "objectionable*", "offensive*", "toxic*", "nsfw*",
@@ -125,7 +126,7 @@ var lexicon = map[kind][]string{
 	kUpgrade:   {"upgrad*"},
 	kPlan:      {"plan*", "tier*", "paid*"},
 	kGoogle:    {"googleapis*", "resource exhausted"},
-	kLimitZero: {"limit 0"},
+	kLimitZero: {"limit 0", "limit value 0"}, // Google's quota_limit_value "0" too
 	kFree:      {"free*"},
 	kTier:      {"tier*"},
 	kNegation:  {"doesn t", "not", "no"},
@@ -143,9 +144,10 @@ var lexicon = map[kind][]string{
 	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
 		"stream ended", "ended unexpectedly", "terminated", "stream closed", "stream disconnected",
 		"stream interrupted", "response ended", "body ended", "unexpected end of stream",
-		"stream was reset", "stream reset", "rst stream", "unexpected end of json input"},
+		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
+		"error decoding response body"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
-	kStreamBreak: {"connect*", "idle*", "partial*", "eof", "reset"},
+	kStreamBreak: {"connect*", "partial*", "eof", "reset"},
 
 	kTimeout: {"timeout*", "etimedout*", "timedout*", "timed out", "time out", "deadline exceeded", "deadline",
 		"took too long", "took longer"},
@@ -156,7 +158,8 @@ var lexicon = map[kind][]string{
 		"enetunreach*", "enetdown*", "getaddrinfo*", "unreachable*", "handshake*", "dns*", "network*", "goaway*",
 		"peer", "reset", "refused", "tls", "ssl", "no such host", "name resolution", "resolve host",
 		"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe",
-		"name or service not known", "nodename nor servname", "channel closed", "protocol error"},
+		"name or service not known", "nodename nor servname", "channel closed", "http2 error", "transport error",
+		"end of stream on"},
 	kRate: {"ratelimit*", "throttl*", "quota*", "rate limit*", "too many requests", "resource exhausted",
 		"requests per", "tokens per", "queries per", "tpm", "rpm", "qps", "slow down", "concurrency limit",
 		"concurrent requests"},
@@ -177,7 +180,7 @@ var lexicon = map[kind][]string{
 	kFault: {"overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
 		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
 		"temporarily", "backend error", "server had an error", "busy", "capacity", "degraded*",
-		"currently loading", "not ready", "failed to load", "error loading"},
+		"currently loading", "not ready", "failed to load", "error loading", "unable to process"},
 	kInvalid: {"invalid*", "malformed*", "unsupported*", "validat*", "unprocessabl*", "unrecogni*", "incorrect*",
 		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
 		"missing", "unknown parameter", "alternat*"},
@@ -188,7 +191,7 @@ var lexicon = map[kind][]string{
 	kHedge: {"if", "whether", "might", "may need", "may be", "may have"},
 
 	kBelow:     {"less than", "fewer than", "at most", "no more than", "no longer than"},
-	kTruncWord: {"truncat*"},
+	kTruncWord: {"truncat*", "incomplete"},
 	kReply:     {"response*", "reply", "replies", "answer*", "completion*"},
 	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
 	kMissing:   {"missing"},

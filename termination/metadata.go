@@ -84,15 +84,18 @@ var stopTokens = map[string]stopClass{
 	// Bedrock, Gemini, Cohere), model length (Mistral), max output tokens (Responses), limit
 	// (llama.cpp), max predicted tokens reached (LM Studio), Titan LENGTH.
 	"length": classTruncated, "max tokens": classTruncated, "maxtokens": classTruncated,
-	"model length": classTruncated, "max output tokens": classTruncated, "limit": classTruncated,
+	"max output tokens": classTruncated, "limit": classTruncated,
 	"max completion tokens": classTruncated, "max predicted tokens reached": classTruncated,
-	"max new tokens": classTruncated, "token limit": classTruncated,
+	"max new tokens": classTruncated,
 
 	// The window, not the output cap, ran out (Anthropic, Bedrock, Z.ai; LM Studio's context
 	// length reached; Cohere's ERROR_LIMIT, "the model's context limit was reached").
 	"model context window exceeded": classOverflow, "context length reached": classOverflow,
 	"context length exceeded": classOverflow, "context window exceeded": classOverflow,
 	"error limit": classOverflow, "max prompt tokens": classOverflow, // Assistants: the prompt budget
+	// Mistral's model_length ("the model's context length was reached", beside length for
+	// max_tokens) and watsonx's token_limit (beside max_tokens for the requested cap).
+	"model length": classOverflow, "token limit": classOverflow,
 
 	// Provider-side failures on a completed response: a malformed generation (Gemini,
 	// Bedrock), Cohere ERROR, Z.ai network error, DeepSeek insufficient system resource, a
@@ -112,8 +115,15 @@ var stopTokens = map[string]stopClass{
 	// compaction block; both are to be sent back so the model continues.
 	"pause turn": classSuspended, "compaction": classSuspended,
 
-	// An Assistants run that ran past its expires_at.
-	"expired": classTimeout,
+	// An Assistants run that ran past its expires_at, a batch request that expired, watsonx's
+	// time_limit.
+	"expired": classTimeout, "time limit": classTimeout,
+	// A Message Batches request that errored; an Interactions run waiting for the client's
+	// function results (as tool_calls).
+	"errored": classProvider, "requires action": classCompleted,
+	// Bedrock Titan's completionReason for a RAG query sent while RAG is off: the request must
+	// change.
+	"rag query when rag disabled": {InvalidRequest, rankProvider, ""},
 
 	// Tokens that say nothing about why: Gemini OTHER and UNSPECIFIED, a Responses or Realtime
 	// object still incomplete (its reason, read beside it, decides).
@@ -155,13 +165,19 @@ func hasStem(norm string, stems ...string) bool {
 
 // stopMeaning returns what a token means.
 func stopMeaning(tok string) stopClass {
-	var w wordWriter
-	w.add(tok)
-	words := w.b.String()
+	words := tokenWords(tok)
 	if c, ok := stopTokens[words]; ok {
 		return c
 	}
 	return stopWords(words)
+}
+
+// tokenWords is a token written as words: max_tokens, MAX_TOKENS and maxTokens are all "max
+// tokens".
+func tokenWords(tok string) string {
+	var w wordWriter
+	w.add(tok)
+	return w.b.String()
 }
 
 // geminiFinish is Gemini's FinishReason enum (google.ai.generativelanguage.v1beta), for a
@@ -185,8 +201,12 @@ var stopTokenKeys = map[string]bool{
 // the like carry no token.
 var terminalStatus = map[string]bool{
 	"completed": true, "incomplete": true, "failed": true, "cancelled": true, "canceled": true,
-	"expired": true, "succeeded": true,
+	"expired": true, "succeeded": true, "requires_action": true, "errored": true,
 }
+
+// notStopped are the tokens that say the generation has not stopped yet (watsonx's
+// not_finished, a stream's in-progress status): no stop token at all.
+var notStopped = map[string]bool{"not finished": true, "in progress": true, "unfinished": true}
 
 // stopGuardrailKey is the Bedrock InvokeModel body and LangChain kwargs key whose value
 // INTERVENED says a guardrail blocked the answer.
@@ -221,7 +241,7 @@ func (s *stopScan) add(tok string, cls stopClass) {
 func (s *stopScan) token(v any) {
 	switch x := v.(type) {
 	case string:
-		if x = strings.TrimSpace(x); x != "" {
+		if x = strings.TrimSpace(x); x != "" && !notStopped[tokenWords(x)] {
 			s.add(strings.ToLower(x), stopMeaning(x))
 		}
 	case float64:
@@ -292,11 +312,15 @@ type stopKey struct {
 func (s *stopScan) object(m map[string]any, key string, depth int) {
 	var buf [16]stopKey
 	keys := buf[:0]
-	responseLike := key == "response"
+	// A response, the payload itself when it is an API object (a polled job's {id, status}),
+	// or an object that says it is one of the kinds of response objects.
+	_, hasID := m["id"]
+	responseLike := key == "response" || key == "" && depth == 0 && hasID
 	for k, v := range m {
 		switch k {
 		case "object":
-			responseLike = responseLike || v == "response" || v == "realtime.response" || v == "thread.run"
+			responseLike = responseLike || v == "response" || v == "realtime.response" || v == "thread.run" ||
+				v == "interaction" // Gemini's Interactions API
 		case "incomplete_details", "status_details", "started_at", "expires_at":
 			responseLike = responseLike || v != nil
 		case "completed_at", "error", "output":
@@ -365,6 +389,11 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 			if b, _ := v.(bool); b {
 				s.token(strings.TrimPrefix(k, "stopped_"))
 			}
+		case k == "type" && key == "result":
+			// A Message Batches result: succeeded, errored, canceled or expired.
+			if t, _ := v.(string); terminalStatus[strings.ToLower(t)] {
+				s.token(t)
+			}
 		case k == stopGuardrailKey && v == "INTERVENED":
 			s.add("guardrail_intervened", refusalBedrock)
 		}
@@ -378,7 +407,9 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 // list.
 func stopScalarKey(k string) bool {
 	switch k {
-	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey:
+	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey,
+		"type": // a batch result's type
+
 		return true
 	}
 	return false

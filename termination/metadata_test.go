@@ -188,8 +188,9 @@ func TestDetectStopVectors(t *testing.T) {
 			want: truncated("", "length"), ok: true, interesting: true},
 		{name: "maxtokens", fragment: `{"response_metadata":{"finish_reason":"maxTokens"}}`,
 			want: truncated("", "maxtokens"), ok: true, interesting: true},
+		// Mistral's model_length is the context window filling (length is max_tokens).
 		{name: "Mistral model_length", fragment: `{"response_metadata":{"finish_reason":"model_length"}}`,
-			want: truncated("", "model_length"), ok: true, interesting: true},
+			want: Classification{Category: ContextOverflow, Detail: "model_length"}, ok: true, interesting: true},
 		{name: "content_filter", fragment: `{"response_metadata":{"finish_reason":"content_filter"}}`,
 			want: refusal("openai", "content_filter"), ok: true, interesting: true},
 		{name: "stop", fragment: `{"response_metadata":{"finish_reason":"stop"}}`,
@@ -276,6 +277,7 @@ func TestReadStopToken(t *testing.T) {
 		{"Responses queued", `{"object":"response","status":"queued"}`, "", false},
 		{"Responses failed", `{"object":"response","status":"failed","error":{"code":"server_error","message":"boom"},"incomplete_details":null}`, "server_error", true},
 		{"a status that is not a Responses object", `{"status":"completed"}`, "", false},
+		{"a polled API object's status", `{"id":"job_1","status":"cancelled"}`, "cancelled", true},
 
 		{"choices[0]", `{"choices":[{"index":0,"finish_reason":"stop"}]}`, "stop", true},
 		{"streamed choices, first without a reason", `{"choices":[{"index":0,"finish_reason":null},{"index":1,"finish_reason":"length"}]}`, "length", true},
@@ -500,7 +502,8 @@ func TestVercelMapping(t *testing.T) {
 		// Mistral.
 		{"mistral", `{"choices":[{"finish_reason":"stop"}]}`, "stop", Completed, ""},
 		{"mistral", `{"choices":[{"finish_reason":"length"}]}`, "length", OutputTruncated, ""},
-		{"mistral", `{"choices":[{"finish_reason":"model_length"}]}`, "length", OutputTruncated, ""},
+		{"mistral", `{"choices":[{"finish_reason":"model_length"}]}`, "length", ContextOverflow,
+			"the SDK folds it into length, but Mistral's model_length is the context window filling: reduce-context is the remedy"},
 		{"mistral", `{"choices":[{"finish_reason":"tool_calls"}]}`, "tool-calls", Completed, ""},
 		// Cohere.
 		{"cohere", `{"finish_reason":"COMPLETE"}`, "stop", Completed, ""},
@@ -571,7 +574,7 @@ func TestRecordedBodies(t *testing.T) {
 		{"groq_chat_completion.json", "groq", []string{"stop"},
 			Classification{Category: Completed, Provider: "groq", Detail: "stop"}, false},
 		{"mistral_chat_completion.json", "", []string{"model_length"},
-			Classification{Category: OutputTruncated, Detail: "model_length"}, true},
+			Classification{Category: ContextOverflow, Detail: "model_length"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
