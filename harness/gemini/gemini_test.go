@@ -691,7 +691,7 @@ func TestGeminiCLINotes(t *testing.T) {
 		{"a field of the wrong type", `{"session_id":"s","cwd":7,"prompt_response":"` + completed + `"}`, false,
 			"stopgate: payload fields of an unexpected type, read as absent: cwd\n"},
 		{"a session file that cannot be read", `{"session_id":"s","transcript_path":"missing.jsonl","cwd":"` + dir + `","prompt_response":"` + stalled + `"}`, true,
-			"stopgate: session file unreadable (transcript: open " + filepath.Join(dir, "missing.jsonl") + ": no such file or directory); deciding on the payload alone\n"},
+			"stopgate: session file unreadable (chat: open " + filepath.Join(dir, "missing.jsonl") + ": no such file or directory); deciding on the payload alone\n"},
 		{"a retry advised", `{"session_id":"s","transcript_path":"err.jsonl","cwd":"` + dir + `","prompt":"Go."}`, false,
 			"stopgate: a retry was advised (error)"},
 	}

@@ -122,7 +122,7 @@ func ReadCodex(r io.Reader, opts *Options) (*CodexSession, error) {
 	err := b.readLines(r)
 	s := b.finish()
 	if err != nil {
-		return s, fmt.Errorf("transcript: codex rollout: reading after line %d: %w", b.Line, err)
+		return s, fmt.Errorf("rollout: reading after line %d: %w", b.Line, err)
 	}
 	return s, nil
 }
@@ -131,7 +131,7 @@ func ReadCodex(r io.Reader, opts *Options) (*CodexSession, error) {
 func ReadCodexFile(path string, opts *Options) (*CodexSession, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
+		return nil, fmt.Errorf("rollout: %w", err)
 	}
 	defer f.Close()
 	s, err := ReadCodex(f, opts)

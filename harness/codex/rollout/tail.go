@@ -50,7 +50,7 @@ func readTail(path string, checkpoint []byte, opts *Options) (s *CodexSession, n
 	o := opts.Resolved()
 	f, err := tailfile.Open(path)
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("transcript: %w", err)
+		return nil, nil, false, fmt.Errorf("rollout: %w", err)
 	}
 	defer f.Close()
 	var b *codexBuilder
@@ -79,7 +79,7 @@ func readTail(path string, checkpoint []byte, opts *Options) (s *CodexSession, n
 		}
 	})
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("transcript: codex rollout: %s: reading after line %d: %w", path, b.Line, err)
+		return nil, nil, false, fmt.Errorf("rollout: %s: reading after line %d: %w", path, b.Line, err)
 	}
 	return b.finish(), next, resumed, nil
 }

@@ -177,7 +177,7 @@ func ReadGemini(r io.Reader, opts *Options) (*GeminiSession, error) {
 	err := b.read(r)
 	s := b.finish()
 	if err != nil {
-		return s, fmt.Errorf("transcript: gemini session: reading after line %d: %w", b.line, err)
+		return s, fmt.Errorf("chat: reading after line %d: %w", b.line, err)
 	}
 	return s, nil
 }
@@ -186,7 +186,7 @@ func ReadGemini(r io.Reader, opts *Options) (*GeminiSession, error) {
 func ReadGeminiFile(path string, opts *Options) (*GeminiSession, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
+		return nil, fmt.Errorf("chat: %w", err)
 	}
 	defer f.Close()
 	s, err := ReadGemini(f, opts)

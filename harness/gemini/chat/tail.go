@@ -70,7 +70,7 @@ func readTail(path string, checkpoint []byte, opts *Options) (s *GeminiSession, 
 	o := opts.Resolved()
 	f, err := tailfile.Open(path)
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("transcript: %w", err)
+		return nil, nil, false, fmt.Errorf("chat: %w", err)
 	}
 	defer f.Close()
 	var b *geminiBuilder
@@ -114,7 +114,7 @@ func readTail(path string, checkpoint []byte, opts *Options) (s *GeminiSession, 
 		}
 	})
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("transcript: gemini session: %s: reading after line %d: %w", path, b.line, err)
+		return nil, nil, false, fmt.Errorf("chat: %s: reading after line %d: %w", path, b.line, err)
 	}
 	if legacy || b.whole || b.folded() && stepsOf(b.msgs) < session.KeepSteps {
 		s, err := ReadGeminiFile(path, opts)
