@@ -269,10 +269,10 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed)
 	case status >= 400:
 		return say(InvalidRequest)
-	case f.rate() && !f.transport():
-		return say(RateLimited)
-	case f.streamCut():
-		return say(StreamCut)
+	case f.rate() && (!f.transport() || f.streamCut()):
+		return say(RateLimited) // a stream that broke off on a rate limit is the limit's
+	case f.streamCut() && !f.rate():
+		return say(StreamCut) // "stream disconnected before completion: Rate limit is exceeded" is the limit's
 	case f.untrusted():
 		return say(AuthFailed)
 	case f.credentials():
@@ -461,8 +461,16 @@ func statusInText(msg string) int {
 		if n == 0 {
 			continue
 		}
-		if t := statusTexts[n]; t != "" && strings.HasPrefix(strings.Join(ws[i+1:min(i+5, len(ws))], " ")+" ", t+" ") {
-			return n
+		t := statusTexts[n]
+		if t == "" {
+			continue
+		}
+		// The reason phrase right after the number, or after one word of its own ("404 page
+		// not found", Go's default answer).
+		for skip := 1; skip <= 2; skip++ {
+			if strings.HasPrefix(strings.Join(ws[min(i+skip, len(ws)):min(i+skip+4, len(ws))], " ")+" ", t+" ") {
+				return n
+			}
 		}
 	}
 	return 0

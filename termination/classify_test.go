@@ -291,6 +291,15 @@ func TestClassifyHardCases(t *testing.T) {
 		{"unable to process", "", 0, `The service is unable to process your request right now.`, ProviderError},
 		{"timeout waiting on a rate limiter", "", 0, `TimeoutError: Timeout (2.0 secs): rate limit for key: client-a`, RateLimited},
 		{"envelope keys in a message are no words", "acme", 400, `Error: {"type":"invalid_request_error","message":"max_tokens must be at most 8192"}`, InvalidRequest},
+		// Fourth batch.
+		{"reqwest send failed", "", 0, `error sending request for url (http://localhost:8080/v1/chat)`, NetworkError},
+		{"no assistant messages", "", 0, `The model did not provide any assistant messages.`, EmptyResponse},
+		{"go's 404 page", "", 0, `OpenAIException - 404 page not found`, InvalidRequest},
+		{"stream cut by a rate limit", "", 0, `stream disconnected before completion: Rate limit is exceeded. Try again in 5 seconds.`, RateLimited},
+		{"stream cut, no rate", "", 0, `stream disconnected before completion`, StreamCut},
+		{"requested entity not found", "google", 0, `Requested entity was not found.`, InvalidRequest},
+		{"interrupted by a server error", "", 0, `Response was interrupted due to a server error.`, ProviderError},
+		{"interrupted by the user", "", 0, `Response was interrupted by the user.`, Cancelled},
 		// A body quoted in an SDK's message: its keys are no words.
 		{"keys of a quoted body are no words", "anthropic", 400, `API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 9000 > 8192, the maximum allowed number of output tokens"}}`, InvalidRequest},
 	}

@@ -405,10 +405,11 @@ func (f *features) recursion() bool { return f.any(kRecursion) }
 // aborted ("Connection aborted", ECONNABORTED) is the transport's, not the caller's.
 // An abort for a timeout ("canceled due to the configured HttpClient.Timeout", an
 // InterruptedIOException: timeout) is the timeout's; one for the server's lack or state ("loading
-// aborted due to insufficient system resources", "Failed to load model … Operation canceled")
-// is the server's.
+// aborted due to insufficient system resources", "Failed to load model … Operation canceled"),
+// or whose stated cause is a fault ("interrupted due to a server error"), is the server's.
 func (f *features) abort() bool {
-	return f.any(kAbort) && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout()
+	return f.any(kAbort) && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() &&
+		!(f.contains(" due to ", " because of ") && f.any(kFault)) // "interrupted due to a server error"
 }
 
 // streamCut: a response that began and broke off. A process that terminated crashed; nothing

@@ -158,7 +158,7 @@ var lexicon = map[kind][]string{
 		"enetunreach*", "enetdown*", "getaddrinfo*", "unreachable*", "handshake*", "dns*", "network*", "goaway*",
 		"peer", "reset", "refused", "tls", "ssl", "no such host", "name resolution", "resolve host",
 		"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe",
-		"name or service not known", "nodename nor servname", "channel closed", "http2 error", "transport error",
+		"name or service not known", "nodename nor servname", "channel closed", "http2 error", "transport error", "error sending request",
 		"end of stream on"},
 	kRate: {"ratelimit*", "throttl*", "quota*", "rate limit*", "too many requests", "resource exhausted",
 		"requests per", "tokens per", "queries per", "tpm", "rpm", "qps", "slow down", "concurrency limit",
@@ -168,7 +168,7 @@ var lexicon = map[kind][]string{
 		"access token", "invalid token", "token expired", "expired token", "auth"},
 	kAccount:       {"account"},
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*"},
-	kModel:         {"model*", "endpoint*", "deployment*"},
+	kModel:         {"model*", "endpoint*", "deployment*", "requested entity"},
 	kNotFound: {"not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
 		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model"},
 	kEmpty:     emptyPhrases(),
@@ -209,8 +209,10 @@ func emptyPhrases() []string {
 	out := []string{"none were returned", "none was returned", "returned nothing", "or empty", "empty or",
 		"returned empty", "returned an empty", "no generations", "no completions", "no outputs"}
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
+		"did not provide", "didn t provide",
 		"didn t manage to produce", "did not manage to produce", "failed to produce"} {
-		for _, n := range []string{"a reply", "a response", "an answer", "a completion", "any output", "any content"} {
+		for _, n := range []string{"a reply", "a response", "an answer", "a completion", "any output", "any content",
+			"any assistant message", "any assistant messages"} {
 			out = append(out, v+" "+n)
 		}
 	}
