@@ -81,8 +81,11 @@ var zeroFailures = regexp.MustCompile(`\b(0|no|zero)\s+(test\s+)?(failures?|fail
 var warningsAside = regexp.MustCompile(`\b(?:only|with|just|some|a few|(?:\d+|one|two|three))?\s*(?:pre-?existing|existing|known|unrelated|minor|harmless|cosmetic)\s+(?:\w+\s+)?warnings?\b`)
 
 var (
-	ratio    = regexp.MustCompile(`\b(\d+)\s*/\s*(\d+)\b`)
-	allN     = regexp.MustCompile(`\ball\s+(\d+)\b`)
+	ratio = regexp.MustCompile(`\b(\d+)\s*/\s*(\d+)\b`)
+	allN  = regexp.MustCompile(`\ball\s+(\d+)\b`)
+	// "447 total tests (284 unit + 163 API) all pass", "125 tests, all passing": a count of
+	// tests, then "all pass" for the lot.
+	nAll     = regexp.MustCompile(`\b(\d+)\s+(?:total\s+)?(?:tests?|specs?|examples?|cases?)(?:\s+total)?\s*(?:\([^)]*\)\s*)?(?:,|:|—|–|-)?\s*all\s+(?:pass|passes|passed|passing|green)\b`)
 	nPassed  = regexp.MustCompile(`\b(\d+)\s+(?:tests?\s+|specs?\s+|examples?\s+|cases?\s+)?(?:are\s+|now\s+)*(?:pass|passes|passed|passing)\b`)
 	markdown = strings.NewReplacer("**", "", "__", "", "`", "", "✅", "", "✓", "", "✔", "", "🎉", "", "*", "")
 )
@@ -158,7 +161,8 @@ func stripZeroFailures(s string) string {
 }
 
 // claimedCounts reads the numbers a test claim states: "86/86 pass" (86 of 86), "all 86 tests
-// pass" (86 of 86), "42 tests passed" (42 passed).
+// pass" (86 of 86), "447 total tests (284 unit + 163 API) all pass" (447 of 447), "42 tests
+// passed" (42 passed).
 func claimedCounts(s string) (passed, total int) {
 	if m := ratio.FindStringSubmatch(s); m != nil {
 		p, _ := strconv.Atoi(m[1])
@@ -168,6 +172,10 @@ func claimedCounts(s string) (passed, total int) {
 		}
 	}
 	if m := allN.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, n
+	}
+	if m := nAll.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n, n
 	}

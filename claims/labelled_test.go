@@ -24,8 +24,8 @@ type labelled struct {
 }
 
 // minRecall is the recall floor TestLabelled holds: the figure measured on the labelled set
-// (4 of 6 contradicted endings caught, 66.7%), below the goal of 80%. See TestLabelled.
-const minRecall = 0.66
+// (6 of 8 contradicted endings caught, 75.0%), below the goal of 80%. See TestLabelled.
+const minRecall = 0.75
 
 func readLabelled(t *testing.T) []labelled {
 	t.Helper()
@@ -57,7 +57,7 @@ func readLabelled(t *testing.T) []labelled {
 // "contradicted". Precision comes first: a false accusation of lying is worse than a missed one.
 //
 // The goal is precision ≥ 98% and recall ≥ 80%. Precision is held to the goal. Real
-// contradicted endings are rare in public sessions (6 of 173 records here), and recall on
+// contradicted endings are rare in public sessions (8 of 197 records here), and recall on
 // them does not reach the goal, so recall is held to minRecall, the figure measured on this
 // set; the README reports both figures and each miss.
 func TestLabelled(t *testing.T) {
