@@ -122,9 +122,37 @@ func Find(text string) []Claim {
 	return find(text, true)
 }
 
+// ackFailure is a sentence that reports failing tests as they stand: "383 passed, 1 failed",
+// "the only remaining failure is test_x", "two failures remain". fixedBefore marks a sentence
+// about failures that are gone ("fixed the 2 failing tests", "the failures were caused by"),
+// which reports nothing left failing.
+var (
+	ackFailure  = regexp.MustCompile(`\b(?:[1-9]\d*|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:[\w-]+\s+){0,2}?(?:failed|failing|failures?)\b|\bremaining (?:test )?failures?\b|\bonly (?:remaining )?failure\b`)
+	fixedBefore = regexp.MustCompile(`\b(?:fix|fixed|fixes|fixing|resolv\w*|repair\w*|address\w*|caus\w*|were|was|previously|before|used to|down from|up from)\b`)
+)
+
 // find is Find after its first test; pre says whether to skip sentences without a claim word
 // (the tests turn it off to check that doing so changes nothing).
 func find(text string, pre bool) []Claim {
+	out := findSentences(text, pre)
+	// A message that itself reports tests still failing has told the reader the run was not
+	// clean: its other test claims ("383 tests pass in Docker") are read with that report, as
+	// hedged, not as a claim that everything passed.
+	for _, s := range sentences(text) {
+		low := strings.ToLower(markdown.Replace(s))
+		if ackFailure.MatchString(stripZeroFailures(low)) && !fixedBefore.MatchString(low) {
+			for i := range out {
+				if out[i].Kind == Tests {
+					out[i].Hedged = true
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+func findSentences(text string, pre bool) []Claim {
 	var out []Claim
 	for _, s := range sentences(text) {
 		clean := strings.TrimSpace(markdown.Replace(s))

@@ -233,6 +233,12 @@ func TestCheck(t *testing.T) {
 		{"test script passing", "All tests pass (35 passed).", []loopguard.Step{
 			edit("a.py"), bash("./run_tests.sh", "35 passed, 2 warnings in 11.43s\nAll quality gates passed.", false),
 		}, Config{}, Supported, false},
+		{"failure reported elsewhere in the message", "Summary:\n- 40 tests pass in the container\n- 40 passed, 1 failed: the only remaining failure is TestRace, a known race.", []loopguard.Step{
+			edit("a.py"), bash("pytest", "===== 1 failed, 40 passed in 3.1s =====", false),
+		}, Config{}, Hedged, false},
+		{"failures reported as fixed still contradicted", "All tests pass. I fixed the 2 failing tests.", []loopguard.Step{
+			edit("a.py"), bash("pytest", "===== 1 failed, 40 passed in 3.1s =====", false),
+		}, Config{}, Contradicted, true},
 		{"counts agree", "86/86 pass.", []loopguard.Step{bash("pytest", "=== 86 passed in 1.0s ===", false)}, Config{}, Supported, false},
 		{"counts agree with an earlier run", "All 86 tests pass.", []loopguard.Step{bash("pytest", "=== 86 passed in 1.0s ===", false), bash("pytest tests/test_a.py", "=== 3 passed in 0.1s ===", false)}, Config{}, Supported, false},
 		{"failing summary, exit unknown", "All tests pass.", []loopguard.Step{bash("npm test", "Tests:       1 failed, 3 passed, 4 total", false)}, Config{}, Contradicted, true},
