@@ -239,6 +239,12 @@ func TestCheck(t *testing.T) {
 		{"failures reported as fixed still contradicted", "All tests pass. I fixed the 2 failing tests.", []loopguard.Step{
 			edit("a.py"), bash("pytest", "===== 1 failed, 40 passed in 3.1s =====", false),
 		}, Config{}, Contradicted, true},
+		{"log files restored after a failing run", "All tests pass.", []loopguard.Step{
+			edit("a.go"), failGo, bash("git restore logs/ internal/monitoring/metrics.log && git status", "nothing to commit", false),
+		}, Config{}, Contradicted, true},
+		{"code restored after a failing run is an edit", "All tests pass.", []loopguard.Step{
+			edit("a.go"), failGo, bash("git restore logs/ src/main.go", "", false),
+		}, Config{}, Unverified, false},
 		{"counts agree", "86/86 pass.", []loopguard.Step{bash("pytest", "=== 86 passed in 1.0s ===", false)}, Config{}, Supported, false},
 		{"counts agree with an earlier run", "All 86 tests pass.", []loopguard.Step{bash("pytest", "=== 86 passed in 1.0s ===", false), bash("pytest tests/test_a.py", "=== 3 passed in 0.1s ===", false)}, Config{}, Supported, false},
 		{"failing summary, exit unknown", "All tests pass.", []loopguard.Step{bash("npm test", "Tests:       1 failed, 3 passed, 4 total", false)}, Config{}, Contradicted, true},
