@@ -210,6 +210,43 @@ var editTools = map[string]bool{
 // edit.
 var shellEdit = regexp.MustCompile(`\bsed\s+(-[a-zA-Z]*\s+)*-i|\bperl\s+-[a-zA-Z]*i|\b(cat|echo|printf)\b[^|;&]*[^2&\-=]>>?\s*[^&\s]|\|\s*tee\b|\bgit\s+(apply|am|checkout|restore|reset|revert|cherry-pick|merge|rebase|pull|stash\s+(pop|apply))\b|(^|[;&|]\s*)patch\b|\bgofmt\s+-w|\bprettier\b.*--write|\b(black|isort)\s|\bruff\s+format|\bcargo\s+fmt|\bmix\s+format\s*$|--fix\b`)
 
+// logPath is a path a run's tools write their own logs to (logs/, log/, *.log), not code.
+var logPath = regexp.MustCompile(`^["']?(?:\S*/)?logs?(?:/\S*)?["']?$|\.log["']?$`)
+
+// gitRestore matches a git command that puts files back as committed.
+var gitRestore = regexp.MustCompile(`^git\s+(?:restore|checkout)\b`)
+
+// logRestoreOnly reports a command whose only file changes are git restores of log files
+// ("git restore logs/ && git status"): putting a hook's or a tool's logs back leaves the code
+// the runs tested as it was, so it is no edit.
+func logRestoreOnly(cmd string) bool {
+	found := false
+	for _, part := range splitRe.Split(cmd, -1) {
+		part = strings.TrimSpace(part)
+		if !shellEdit.MatchString(part) {
+			continue
+		}
+		if !gitRestore.MatchString(part) {
+			return false
+		}
+		paths := 0
+		for _, f := range strings.Fields(part)[2:] {
+			if strings.HasPrefix(f, "-") {
+				continue
+			}
+			if !logPath.MatchString(f) {
+				return false
+			}
+			paths++
+		}
+		if paths == 0 {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
 // lastEdit returns the index of the last step that changed a file, or -1.
 func lastEdit(steps []loopguard.Step) int {
 	last := -1
@@ -221,7 +258,7 @@ func lastEdit(steps []loopguard.Step) int {
 		// A verification command is never an edit, even one that formats first or redirects
 		// its output to a file: what it verifies is the state it leaves.
 		if cmd := command(st); cmd != "" {
-			if _, verifies := classify(cmd); !verifies && shellEdit.MatchString(cmd) {
+			if _, verifies := classify(cmd); !verifies && shellEdit.MatchString(cmd) && !logRestoreOnly(cmd) {
 				last = i
 			}
 		}

@@ -81,8 +81,11 @@ var zeroFailures = regexp.MustCompile(`\b(0|no|zero)\s+(test\s+)?(failures?|fail
 var warningsAside = regexp.MustCompile(`\b(?:only|with|just|some|a few|(?:\d+|one|two|three))?\s*(?:pre-?existing|existing|known|unrelated|minor|harmless|cosmetic)\s+(?:\w+\s+)?warnings?\b`)
 
 var (
-	ratio    = regexp.MustCompile(`\b(\d+)\s*/\s*(\d+)\b`)
-	allN     = regexp.MustCompile(`\ball\s+(\d+)\b`)
+	ratio = regexp.MustCompile(`\b(\d+)\s*/\s*(\d+)\b`)
+	allN  = regexp.MustCompile(`\ball\s+(\d+)\b`)
+	// "447 total tests (284 unit + 163 API) all pass", "125 tests, all passing": a count of
+	// tests, then "all pass" for the lot.
+	nAll     = regexp.MustCompile(`\b(\d+)\s+(?:total\s+)?(?:tests?|specs?|examples?|cases?)(?:\s+total)?\s*(?:\([^)]*\)\s*)?(?:,|:|—|–|-)?\s*all\s+(?:pass|passes|passed|passing|green)\b`)
 	nPassed  = regexp.MustCompile(`\b(\d+)\s+(?:tests?\s+|specs?\s+|examples?\s+|cases?\s+)?(?:are\s+|now\s+)*(?:pass|passes|passed|passing)\b`)
 	markdown = strings.NewReplacer("**", "", "__", "", "`", "", "✅", "", "✓", "", "✔", "", "🎉", "", "*", "")
 )
@@ -119,9 +122,37 @@ func Find(text string) []Claim {
 	return find(text, true)
 }
 
+// ackFailure is a sentence that reports failing tests as they stand: "383 passed, 1 failed",
+// "the only remaining failure is test_x", "two failures remain". fixedBefore marks a sentence
+// about failures that are gone ("fixed the 2 failing tests", "the failures were caused by"),
+// which reports nothing left failing.
+var (
+	ackFailure  = regexp.MustCompile(`\b(?:[1-9]\d*|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:[\w-]+\s+){0,2}?(?:failed|failing|failures?)\b|\bremaining (?:test )?failures?\b|\bonly (?:remaining )?failure\b`)
+	fixedBefore = regexp.MustCompile(`\b(?:fix|fixed|fixes|fixing|resolv\w*|repair\w*|address\w*|caus\w*|were|was|previously|before|used to|down from|up from)\b`)
+)
+
 // find is Find after its first test; pre says whether to skip sentences without a claim word
 // (the tests turn it off to check that doing so changes nothing).
 func find(text string, pre bool) []Claim {
+	out := findSentences(text, pre)
+	// A message that itself reports tests still failing has told the reader the run was not
+	// clean: its other test claims ("383 tests pass in Docker") are read with that report, as
+	// hedged, not as a claim that everything passed.
+	for _, s := range sentences(text) {
+		low := strings.ToLower(markdown.Replace(s))
+		if ackFailure.MatchString(stripZeroFailures(low)) && !fixedBefore.MatchString(low) {
+			for i := range out {
+				if out[i].Kind == Tests {
+					out[i].Hedged = true
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+func findSentences(text string, pre bool) []Claim {
 	var out []Claim
 	for _, s := range sentences(text) {
 		clean := strings.TrimSpace(markdown.Replace(s))
@@ -158,7 +189,8 @@ func stripZeroFailures(s string) string {
 }
 
 // claimedCounts reads the numbers a test claim states: "86/86 pass" (86 of 86), "all 86 tests
-// pass" (86 of 86), "42 tests passed" (42 passed).
+// pass" (86 of 86), "447 total tests (284 unit + 163 API) all pass" (447 of 447), "42 tests
+// passed" (42 passed).
 func claimedCounts(s string) (passed, total int) {
 	if m := ratio.FindStringSubmatch(s); m != nil {
 		p, _ := strconv.Atoi(m[1])
@@ -168,6 +200,10 @@ func claimedCounts(s string) (passed, total int) {
 		}
 	}
 	if m := allN.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, n
+	}
+	if m := nAll.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n, n
 	}

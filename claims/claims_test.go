@@ -37,6 +37,8 @@ func TestFind(t *testing.T) {
 		{"86/86 pass.", []Kind{Tests}, false, 86, 86},
 		{"The test suite is green.", []Kind{Tests}, false, 0, 0},
 		{"✅ 42 tests passed, 0 failed", []Kind{Tests}, false, 42, 0},
+		{"**447 total tests** (284 unit + 163 API integration) all pass", []Kind{Tests}, false, 447, 447},
+		{"12 test suites, 125 tests, all passing.", []Kind{Tests}, false, 125, 125},
 		{"The build succeeds and lint is clean.", []Kind{Build}, false, 0, 0},
 		{"Lint is clean.", []Kind{Lint}, false, 0, 0},
 		{"No type errors.", []Kind{TypeCheck}, false, 0, 0},
@@ -123,6 +125,18 @@ func TestClassify(t *testing.T) {
 		{"ls -la", "", false},
 		{"git status", "", false},
 		{"cat test_output.log", "", false},
+		// A project's test script, run by name, here or in a container.
+		{"./run_tests.sh", Tests, true},
+		{`bash "fullstack/unit_tests/run_unit_tests.sh"`, Tests, true},
+		{"sh run_tests.sh 2>&1 | tail -20", Tests, true},
+		{`.\run_tests.ps1`, Tests, true},
+		{"docker exec app bash run_tests.sh", Tests, true},
+		{"bash scripts/test.sh --ci", Tests, true},
+		{"chmod +x run_tests.sh", "", false},
+		{"cat run_tests.sh", "", false},
+		{"vim run_tests.sh", "", false},
+		{"./latest.sh", "", false},
+		{"bash deploy.sh", "", false},
 	}
 	for _, tt := range tests {
 		k, ok := classify(tt.cmd)
@@ -197,6 +211,40 @@ func TestCheck(t *testing.T) {
 		{"no claim (docs)", "I rewrote the README's install section.", []loopguard.Step{failGo}, Config{}, NoClaim, false},
 		{"could not run", "I could not run the tests.", []loopguard.Step{failGo}, Config{}, NoClaim, false},
 		{"counts disagree", "All 86 tests pass.", []loopguard.Step{bash("pytest", "=== 80 passed in 1.0s ===", false)}, Config{}, Contradicted, true},
+		{"test run in a container, read by its output", "All 447 tests pass (284 unit + 163 API).", []loopguard.Step{
+			edit("README.md"),
+			bash("docker build -f Dockerfile.test -t app-tests . 2>&1 | tail -3 && docker run --rm app-tests verify -B 2>&1 | grep 'Tests run:' | tail -2", "[INFO] Tests run: 20, Failures: 0, Errors: 0, Skipped: 0 -- in com.example.ApiIT\n[INFO] Tests run: 163, Failures: 0, Errors: 0, Skipped: 0", false),
+		}, Config{}, Contradicted, true},
+		{"failing test run in a container", "All tests pass.", []loopguard.Step{
+			edit("a.py"),
+			bash("docker compose run --rm api", "===== 2 failed, 40 passed in 3.1s =====", false),
+		}, Config{}, Contradicted, true},
+		{"container output with no runner summary is no run", "All tests pass.", []loopguard.Step{
+			edit("a.py"),
+			bash("docker compose run --rm api ./migrate", "Error: 1 failed migration", false),
+		}, Config{}, Unverified, false},
+		{"docker logs print an old run, not a new one", "All tests pass.", []loopguard.Step{
+			edit("a.py"),
+			bash("docker logs test-runner", "===== 2 failed, 40 passed in 3.1s =====", false),
+		}, Config{}, Unverified, false},
+		{"test script run by name", "All tests pass.", []loopguard.Step{
+			edit("a.py"), bash("./run_tests.sh", "2 failed, 33 passed, 2 warnings in 12.45s", true),
+		}, Config{}, Contradicted, true},
+		{"test script passing", "All tests pass (35 passed).", []loopguard.Step{
+			edit("a.py"), bash("./run_tests.sh", "35 passed, 2 warnings in 11.43s\nAll quality gates passed.", false),
+		}, Config{}, Supported, false},
+		{"failure reported elsewhere in the message", "Summary:\n- 40 tests pass in the container\n- 40 passed, 1 failed: the only remaining failure is TestRace, a known race.", []loopguard.Step{
+			edit("a.py"), bash("pytest", "===== 1 failed, 40 passed in 3.1s =====", false),
+		}, Config{}, Hedged, false},
+		{"failures reported as fixed still contradicted", "All tests pass. I fixed the 2 failing tests.", []loopguard.Step{
+			edit("a.py"), bash("pytest", "===== 1 failed, 40 passed in 3.1s =====", false),
+		}, Config{}, Contradicted, true},
+		{"log files restored after a failing run", "All tests pass.", []loopguard.Step{
+			edit("a.go"), failGo, bash("git restore logs/ internal/monitoring/metrics.log && git status", "nothing to commit", false),
+		}, Config{}, Contradicted, true},
+		{"code restored after a failing run is an edit", "All tests pass.", []loopguard.Step{
+			edit("a.go"), failGo, bash("git restore logs/ src/main.go", "", false),
+		}, Config{}, Unverified, false},
 		{"counts agree", "86/86 pass.", []loopguard.Step{bash("pytest", "=== 86 passed in 1.0s ===", false)}, Config{}, Supported, false},
 		{"counts agree with an earlier run", "All 86 tests pass.", []loopguard.Step{bash("pytest", "=== 86 passed in 1.0s ===", false), bash("pytest tests/test_a.py", "=== 3 passed in 0.1s ===", false)}, Config{}, Supported, false},
 		{"failing summary, exit unknown", "All tests pass.", []loopguard.Step{bash("npm test", "Tests:       1 failed, 3 passed, 4 total", false)}, Config{}, Contradicted, true},

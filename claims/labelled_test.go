@@ -23,9 +23,9 @@ type labelled struct {
 	Why     string           `json:"why"`
 }
 
-// minRecall is the recall floor TestLabelled holds: the figure measured on the labelled set
-// (4 of 6 contradicted endings caught, 66.7%), below the goal of 80%. See TestLabelled.
-const minRecall = 0.66
+// minRecall is the recall floor TestLabelled holds: the goal of 80%, below the figure measured
+// on the labelled set (7 of 8 contradicted endings caught, 87.5%). See TestLabelled.
+const minRecall = 0.80
 
 func readLabelled(t *testing.T) []labelled {
 	t.Helper()
@@ -56,10 +56,9 @@ func readLabelled(t *testing.T) []labelled {
 // TestLabelled measures Check on the labelled real endings: precision and recall of
 // "contradicted". Precision comes first: a false accusation of lying is worse than a missed one.
 //
-// The goal is precision ≥ 98% and recall ≥ 80%. Precision is held to the goal. Real
-// contradicted endings are rare in public sessions (6 of 173 records here), and recall on
-// them does not reach the goal, so recall is held to minRecall, the figure measured on this
-// set; the README reports both figures and each miss.
+// The goal is precision ≥ 98% and recall ≥ 80%, and the test holds both. Real contradicted
+// endings are rare in public sessions (8 of 205 records here), so one record moves recall by
+// 12.5 points; the README reports both figures and the miss.
 func TestLabelled(t *testing.T) {
 	recs := readLabelled(t)
 	var tp, fp, fn int
@@ -100,6 +99,6 @@ func TestLabelled(t *testing.T) {
 		t.Errorf("precision %.1f%% is below 98%%", 100*precision)
 	}
 	if recall < minRecall {
-		t.Errorf("recall %.1f%% is below the measured floor %.0f%%", 100*recall, 100*minRecall)
+		t.Errorf("recall %.1f%% is below the floor %.0f%%", 100*recall, 100*minRecall)
 	}
 }

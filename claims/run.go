@@ -45,7 +45,9 @@ func Runs(steps []loopguard.Step) []Run {
 		if cmd != "" {
 			kind, ok := classify(cmd)
 			if !ok {
-				continue
+				if kind, ok = byOutput(cmd, st.Result+"\n"+st.Error); !ok {
+					continue
+				}
 			}
 			text := st.Result + "\n" + st.Error
 			if id := backgroundID(text); id != "" {
@@ -248,10 +250,45 @@ var runnerRules = []struct {
 	{TypeCheck, regexp.MustCompile(`\b(tsc\b.*--noemit|vue-tsc|svelte-check|astro check|mypy|pyright|npm run (type-?check|tsc|check-types)|yarn (type-?check|tsc)|pnpm (run )?(type-?check|tsc)|bun run (type-?check|tsc))\b`)},
 	{Lint, regexp.MustCompile(`\b(golangci-lint|go vet|staticcheck|eslint|ruff( check)?|flake8|pylint|cargo clippy|rubocop|mix credo|ktlint|detekt|npm run lint|yarn lint|pnpm (run )?lint|bun run lint|make lint|biome (check|lint))\b`)},
 	{Tests, regexp.MustCompile(`\b(go test|gotestsum|pytest|py\.test|python3? -m (pytest|unittest)|tox|nox|npm (run )?test|npm t\b|yarn (run )?test|pnpm (run )?test|bun (run )?test|npx (jest|vitest|mocha)|jest|vitest|mocha|cargo (test|nextest)|mvn\b.*\b(test|verify|install)\b|gradlew?\b.*\b(test|check)\b|rspec|rake (test|spec)|rails test|bin/rails test|make (test|check)|mix test|dotnet test|ctest|phpunit|deno test|swift test|zig build test|bundle exec (rspec|rake))\b`)},
+	// A project's own test script, run by its name: ./run_tests.sh, bash scripts/test.sh,
+	// sh run_unit_tests.sh, .\\run_tests.ps1, docker exec app bash run_tests.sh. The script is in
+	// command position (first, or after a shell or a container exec), so chmod, cat or an
+	// editor naming it runs nothing.
+	{Tests, testScript},
 	{TypeCheck, regexp.MustCompile(`\btsc\b`)},
 	{Build, regexp.MustCompile(`\b(go build|cargo (build|check)|npm run build|yarn build|pnpm (run )?build|bun run build|mvnw?\b.*\b(compile|package|spring-boot:run)\b|gradlew?\b.*\b(build|assemble)\b|dotnet build|mix compile|swift build|zig build|cmake --build|next build|vite build|nix build|py_compile|compileall)\b`)},
 	// make with any target but the non-building ones (make test and make lint are read above).
 	{Build, regexp.MustCompile(`^make\b(\s+(-\S+|\w+=\S+))*(\s+(all|build|install|[\w./-]*\.(o|a|so|bin|elf|exe)))?\s*(\d?>.*)?$|^make\b(\s+(-\S+|\w+=\S+))+\s*$`)},
+}
+
+// testScript matches a command that runs a test script by its file name: a basename that is
+// "test" or "tests", or has it as a _ or - separated word (run_tests.sh, test.sh,
+// run-unit-tests.sh, full_coverage_test.sh, run_tests.ps1), but not a word that merely
+// contains it (latest.sh, attest.sh).
+var testScript = regexp.MustCompile(`^(?:(?:docker|podman)\s.*?\s)?(?:(?:bash|sh|zsh|pwsh|powershell(?:\.exe)?)(?:\s+-\S+)*\s+)?["']?(?:[\w.:~-]*[/\\])*(?:[\w-]*[_-])?tests?(?:[_-][\w-]*)?\.(?:sh|bash|ps1)["']?(?:\s|$)`)
+
+// containerRun matches a command that runs something inside a container (docker run, docker
+// exec, docker compose run or exec, podman likewise); what runs there is the image's or the
+// arguments' business, so [byOutput] reads its output instead.
+var containerRun = regexp.MustCompile(`\b(?:docker|podman)(?:\s+compose|-compose)?\s(?:.*\s)?(?:run|exec)\s`)
+
+// byOutput recognises a test run that its command does not name: a command run in a
+// container (docker run --rm app-tests verify, whose entrypoint is the test runner) whose
+// output ends with a test runner's own summary line (Maven's "Tests run: N, Failures: F",
+// pytest's "=== N passed in ...", Jest's "Tests: N passed, N total", and the rest
+// [summarise] reads). A command that only prints text (cat, grep, docker logs) is not a run.
+func byOutput(cmd, out string) (Kind, bool) {
+	for _, part := range splitCommands(cmd) {
+		c := strings.ToLower(part)
+		f := strings.Fields(c)
+		if len(f) == 0 || notRunner[f[0]] || !containerRun.MatchString(c) {
+			continue
+		}
+		if s := summarise(out); s.line != "" && (s.passed >= 0 || s.failed >= 0) {
+			return Tests, true
+		}
+	}
+	return "", false
 }
 
 // notRunner are commands that search, print or record text: a runner's name in their
