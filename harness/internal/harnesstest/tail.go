@@ -42,7 +42,7 @@ func CheckIncremental(t *testing.T, name string, data []byte, seed int64, r Tail
 	t.Helper()
 	rng := rand.New(rand.NewSource(seed))
 	ends := LineEnds(data)
-	grow(t, name, data, ends, r)
+	Grow(t, name, data, ends, r)
 	for seq := 0; seq < 4; seq++ {
 		var cuts []int
 		for _, e := range ends {
@@ -50,7 +50,7 @@ func CheckIncremental(t *testing.T, name string, data []byte, seed int64, r Tail
 				cuts = append(cuts, e)
 			}
 		}
-		grow(t, name, data, cuts, r)
+		Grow(t, name, data, cuts, r)
 	}
 	var cuts []int
 	for _, e := range ends {
@@ -61,12 +61,12 @@ func CheckIncremental(t *testing.T, name string, data []byte, seed int64, r Tail
 			cuts = append(cuts, e)
 		}
 	}
-	grow(t, name, data, cuts, r)
+	Grow(t, name, data, cuts, r)
 }
 
-// grow appends data to a file cut by cut (ascending offsets), reading it with r.Tail from the
+// Grow appends data to a file cut by cut (ascending offsets), reading it with r.Tail from the
 // previous checkpoint at each, and compares with r.Whole of the prefix.
-func grow(t *testing.T, name string, data []byte, cuts []int, r Tail) {
+func Grow(t *testing.T, name string, data []byte, cuts []int, r Tail) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.jsonl")
