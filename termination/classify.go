@@ -207,6 +207,7 @@ func providerEvidence(a *APIError) Classification {
 		status = n // a gateway's 502 whose body says only "Bad Request": the upstream's status
 	}
 	f := readFeatures(a, &b)
+	printed := printedStop(a.Body, a.Message)
 	c := Classification{Provider: a.Provider, RetryAfter: cmp.Or(a.RetryAfter, b.RetryAfter)}
 	// The detail is the status, else the class name, as the caller gave them.
 	say := func(cat Category) Classification {
@@ -235,7 +236,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed)
 	case f.overflow(status):
 		return say(ContextOverflow)
-	case f.filter() || (!b.object && bodyRefusal(a.Body)) || printedStop(a.Body, a.Message) == ContentRefusal:
+	case f.filter() || (!b.object && bodyRefusal(a.Body)) || printed == ContentRefusal:
 		return say(ContentRefusal)
 	case status < 400 && !b.object && emptyReply(a.Body):
 		return say(EmptyResponse)
@@ -285,7 +286,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest)
 	case f.empty():
 		return say(EmptyResponse)
-	case f.truncated() || printedStop(a.Body, a.Message) == OutputTruncated:
+	case f.truncated() || printed == OutputTruncated:
 		return say(OutputTruncated)
 	case f.providerFault():
 		return say(ProviderError)

@@ -163,9 +163,8 @@ func hasStem(norm string, stems ...string) bool {
 	return false
 }
 
-// stopMeaning returns what a token means.
-func stopMeaning(tok string) stopClass {
-	words := tokenWords(tok)
+// stopMeaning returns what a token, written as words (tokenWords), means.
+func stopMeaning(words string) stopClass {
 	if c, ok := stopTokens[words]; ok {
 		return c
 	}
@@ -241,8 +240,10 @@ func (s *stopScan) add(tok string, cls stopClass) {
 func (s *stopScan) token(v any) {
 	switch x := v.(type) {
 	case string:
-		if x = strings.TrimSpace(x); x != "" && !notStopped[tokenWords(x)] {
-			s.add(strings.ToLower(x), stopMeaning(x))
+		if x = strings.TrimSpace(x); x != "" {
+			if words := tokenWords(x); !notStopped[words] {
+				s.add(strings.ToLower(x), stopMeaning(words))
+			}
 		}
 	case float64:
 		names := geminiFinish
@@ -314,8 +315,10 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 	keys := buf[:0]
 	// A response, the payload itself when it is an API object (a polled job's {id, status}),
 	// or an object that says it is one of the kinds of response objects.
-	_, hasID := m["id"]
-	responseLike := key == "response" || key == "" && depth == 0 && hasID
+	responseLike := key == "response"
+	if key == "" && depth == 0 {
+		_, responseLike = m["id"]
+	}
 	for k, v := range m {
 		switch k {
 		case "object":
@@ -333,7 +336,7 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		switch v.(type) {
 		case map[string]any, []any:
 		default:
-			if !ordered && !stopTokenKeys[k] && !stopScalarKey(k) {
+			if !ordered && !stopTokenKeys[k] && !stopScalarKey(k) && (k != "type" || key != "result") {
 				continue
 			}
 		}
@@ -407,9 +410,7 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 // list.
 func stopScalarKey(k string) bool {
 	switch k {
-	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey,
-		"type": // a batch result's type
-
+	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey:
 		return true
 	}
 	return false
