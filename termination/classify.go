@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Classify is the exception feeder: it classifies an error into the taxonomy. It never panics
@@ -182,6 +183,15 @@ var transportErrnos = map[syscall.Errno]string{
 //
 // Detail is the status when there is one, else the class name.
 func providerEvidence(a *APIError) Classification {
+	if cause, ok := lastAttempt(a.Message); ok {
+		// A retry wrapper's "Deadline of 60.0s exceeded …, last exception: 503 … invalid_grant":
+		// the attempts failed on the last exception, and the deadline only stopped the retrying.
+		inner := *a
+		inner.Message, inner.Status, inner.Name, inner.Body = cause, 0, "", ""
+		if c := providerEvidence(&inner); c.Category != Unknown {
+			return c
+		}
+	}
 	b := a.body()
 	if !b.found() && strings.ContainsRune(a.Message, '{') {
 		// No body but a message holding one: read the body the message quotes.
@@ -198,6 +208,11 @@ func providerEvidence(a *APIError) Classification {
 	if status < 400 && b.Status >= 400 {
 		status = b.Status
 	}
+	if n := typeStatus[strings.ToLower(cmp.Or(a.Type, b.Type))]; n != 0 && (a.Status < 400 || a.Status >= 600) {
+		// A type that documents its status (Bedrock's serviceUnavailableException is a 503)
+		// beats a status only a wrapper's rendering states.
+		status = n
+	}
 	if status < 400 {
 		if n := statusInText(a.Message); n != 0 {
 			status = n
@@ -209,6 +224,9 @@ func providerEvidence(a *APIError) Classification {
 	f := readFeatures(a, &b)
 	printed := printedStop(a.Body, a.Message)
 	c := Classification{Provider: a.Provider, RetryAfter: cmp.Or(a.RetryAfter, b.RetryAfter)}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = retryAfterIn(a.Message) // "Try again in 60 seconds" in an SDK's message
+	}
 	// The detail is the status, else the class name, as the caller gave them.
 	say := func(cat Category) Classification {
 		c.Category, c.Detail = cat, a.Name
@@ -232,8 +250,10 @@ func providerEvidence(a *APIError) Classification {
 		return say(RecursionLimit)
 	case status == 413 || f.requestExceedsLimit():
 		return say(ContextOverflow)
-	case status == 402 || f.billing(a.Provider, b.quotas):
-		return say(AuthFailed)
+	case status == 402 || f.billing(a.Provider, b.quotas) || f.quotaResets() && c.RetryAfter >= time.Hour:
+		return say(AuthFailed) // "Your quota will reset after 8h44m7s": a budget spent, not a rate
+	case f.raisesOutputCap() && !f.requestExceedsLimit():
+		return say(OutputTruncated) // "Increase the `max_tokens` model setting": the reply ran out of room
 	case f.overflow(status):
 		return say(ContextOverflow)
 	case f.filter() || (!b.object && bodyRefusal(a.Body)) || printed == ContentRefusal:
@@ -244,8 +264,10 @@ func providerEvidence(a *APIError) Classification {
 		return say(Cancelled)
 	case f.noModel():
 		return say(InvalidRequest) // the text names the failure, whatever the status
-	case f.over&kState != 0:
+	case f.over&kState != 0 || f.servingGone():
 		return say(ProviderError) // "429 … The engine is currently overloaded": the serving side's state, whatever the status
+	case f.modelGaveNothing() && !f.timeout():
+		return say(EmptyResponse) // "502 Agent produced no response": the text names the failure
 	}
 	switch status {
 	case 429:
@@ -260,16 +282,16 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest)
 	}
 	switch {
-	case f.timeout() && !f.streamCut() && !f.rate():
+	case f.timeout() && (!f.streamCut() || f.waitedForNothing()) && !f.rate():
 		return say(Timeout) // a timeout waiting on a rate limiter ("rate limit for key") is the limit's
 	case status >= 500 && f.rate():
 		return say(RateLimited)
 	case status >= 500:
 		return say(ProviderError)
-	case status >= 400 && f.credentials():
+	case status >= 400 && status != 424 && f.credentials():
 		return say(AuthFailed)
-	case status >= 400:
-		return say(InvalidRequest)
+	case status >= 400 && status != 424:
+		return say(InvalidRequest) // 424 Failed Dependency says an upstream failed, not how: the text decides
 	case f.rate() && (!f.transport() || f.streamCut()):
 		return say(RateLimited) // a stream that broke off on a rate limit is the limit's
 	case f.streamCut() && !f.rate():
@@ -292,8 +314,34 @@ func providerEvidence(a *APIError) Classification {
 		return say(ProviderError)
 	case f.invalid():
 		return say(InvalidRequest)
+	case c.RetryAfter > 0 && status == 0:
+		return say(RateLimited) // "Try again in 60 seconds" and nothing else: a limiter's wait
 	}
 	return say(Unknown)
+}
+
+// lastAttempt returns the last exception a retry wrapper reports ("RetryError: Deadline of
+// 60.0s exceeded while calling target function, last exception: …"); ok is false when there is
+// none.
+func lastAttempt(msg string) (cause string, ok bool) {
+	for _, lead := range [...]string{"last exception:", "last error:"} {
+		if i := strings.LastIndex(msg, lead); i >= 0 {
+			if cause = strings.TrimSpace(msg[i+len(lead):]); cause != "" {
+				return cause, true
+			}
+		}
+	}
+	return "", false
+}
+
+// typeStatus is the HTTP status of the error types whose documentation gives one: Bedrock's
+// exceptions and Anthropic's error types, lower-cased.
+var typeStatus = map[string]int{
+	"throttlingexception": 429, "serviceunavailableexception": 503, "internalserverexception": 500,
+	"modeltimeoutexception": 408, "modelnotreadyexception": 429, "validationexception": 400,
+	"accessdeniedexception": 403, "resourcenotfoundexception": 404,
+	"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500, "authentication_error": 401,
+	"permission_error": 403, "not_found_error": 404, "request_too_large": 413, "timeout_error": 504,
 }
 
 // bodyRefusal reports whether the body is a response whose own stop metadata says the

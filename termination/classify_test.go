@@ -302,6 +302,30 @@ func TestClassifyHardCases(t *testing.T) {
 		{"interrupted by the user", "", 0, `Response was interrupted by the user.`, Cancelled},
 		// A body quoted in an SDK's message: its keys are no words.
 		{"keys of a quoted body are no words", "anthropic", 400, `API Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 9000 > 8192, the maximum allowed number of output tokens"}}`, InvalidRequest},
+		// Fifth pass, over the fourth batch's misses (the texts are written here, not copied).
+		{"a busy model is the serving side's state", "acme", 429, `{"error":{"message":"Model is busy, please retry later"}}`, ProviderError},
+		{"a busy session is no serving state", "acme", 400, `{"error":{"message":"Session 42 is busy"}}`, InvalidRequest},
+		{"no servers left to run it", "acme", 429, `{"error":{"message":"No servers available to handle the request"}}`, ProviderError},
+		{"an SSE error event under a key of its own", "anthropic", 200, `{"raw_data":"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"}`, ProviderError},
+		{"a message under a key of its own", "acme", 200, `{"error-message":"Connection reset by peer"}`, NetworkError},
+		{"a reply's own strings are no message", "acme", 200, `{"id":"x1","object":"chat.completion","choices":[{"message":{"role":"assistant","content":"hi"}}]}`, Unknown},
+		{"a retry wrapper's last exception is the cause", "google", 0, `RetryError: Deadline of 30.0s exceeded while calling target function, last exception: 401 invalid_grant: Token has been expired or revoked.`, AuthFailed},
+		{"a retry wrapper with no cause is its deadline", "google", 0, `RetryError: Deadline of 30.0s exceeded while calling target function`, Timeout},
+		{"424 names no failure", "acme", 424, `Failed Dependency`, Unknown},
+		{"424 with the upstream's words", "acme", 424, `{"error":{"message":"upstream request timed out"}}`, Timeout},
+		{"a quota reset hours away is a spent budget", "acme", 429, `{"error":{"message":"Usage quota reached. Your quota resets in 5 hours."}}`, AuthFailed},
+		{"a quota reset seconds away is a rate", "acme", 429, `{"error":{"message":"Usage quota reached. Your quota resets in 30 seconds."}}`, RateLimited},
+		{"no model chosen", "", 0, `Error: no model selected in the settings`, InvalidRequest},
+		{"raise the output cap: truncated", "acme", 0, `Token limit hit before the answer was complete; increase the max_tokens setting or shorten the prompt.`, OutputTruncated},
+		{"an event stream's exception header", "bedrock", 0, `Bad response: {'status_code': 400, 'headers': {':exception-type': 'throttlingException'}, 'body': b'{"message":"Too many tokens, please wait"}'}`, RateLimited},
+		{"a stated wait and nothing else", "", 0, `Nothing could take the request. Try again in 20 seconds.`, RateLimited},
+		{"a stream that stopped arriving", "", 0, `The stream stopped arriving before the reply was done.`, StreamCut},
+		{"a timer waiting for the first event", "", 0, `stream disconnected before completion: timed out waiting for the first event`, Timeout},
+		{"an idle stream after data", "", 0, `stream disconnected before completion: idle timeout after 40 chunks`, StreamCut},
+		{"the model gave nothing", "", 0, `Assistant returned no reply.`, EmptyResponse},
+		{"the model gave nothing in time", "", 0, `Model did not respond within 30 seconds.`, Timeout},
+		{"a stream that ended with nothing", "", 0, `The stream ended with empty content.`, EmptyResponse},
+		{"a stream that ended without its finish", "", 0, `The stream ended without a finish event.`, StreamCut},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -154,10 +154,11 @@ func readText(s string, depth int) ErrorBody {
 	}
 	if strings.IndexByte(s, '{') >= 0 {
 		if e := readEmbedded(s, depth); e.found() {
-			return e
+			return withEventType(e, s)
 		}
 	}
 	if e := scrape(s); e.found() {
+		e = withEventType(e, s)
 		if strings.ContainsRune(e.Message, '{') {
 			if inner := readText(e.Message, depth+1); inner.found() {
 				e = e.over(inner)
@@ -244,6 +245,15 @@ type errorObject struct {
 	// Generation is Groq's failed_generation: a string, or the JSON as it came.
 	Generation    string
 	HasGeneration bool
+	// Other are the strings under keys that name a message or an error but no envelope's member
+	// ("html-message", "streamed_data", "errorMsg"), read only when nothing else is there.
+	Other []string
+}
+
+// messageKey reports whether a member's key names a message, an error or data.
+func messageKey(key string) bool {
+	return strings.Contains(key, "message") || strings.Contains(key, "msg") || strings.Contains(key, "error") ||
+		strings.Contains(key, "data")
 }
 
 type googleDetail struct {
@@ -330,6 +340,14 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 				})
 				o.Details = append(o.Details, d)
 			})
+		case "headers": // an event stream's exception type, as a wrapper rendered the headers
+			r.members(depth, func(k string) {
+				if k == ":exception-type" || k == "x-amzn-errortype" {
+					o.AWSType = cmp.Or(o.AWSType, r.text(depth+1))
+				} else {
+					r.skip(depth + 1)
+				}
+			})
 		case "innererror", "base_resp", "metadata":
 			r.members(depth, func(k string) {
 				var dst *string
@@ -364,7 +382,11 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 				o.Generation, o.HasGeneration = strings.TrimSpace(r.s[start:r.i]), true
 			}
 		default:
-			r.skip(depth)
+			if r.peek() == '"' && len(o.Other) < 4 && messageKey(key) {
+				o.Other = append(o.Other, r.str(true)) // "html-message", "streamed_data", "errorMsg"
+			} else {
+				r.skip(depth)
+			}
 		}
 		if dst != nil {
 			*dst = cmp.Or(*dst, r.text(depth))
@@ -599,6 +621,13 @@ func (o *errorObject) read(depth int) ErrorBody {
 		}
 	case nested != nil && (nested != o.Data || own.Message == "") && depth < maxBodyDepth:
 		inner = nested.read(depth + 1)
+	case own.Message == "" && own.Type == "" && own.Code == "" && depth < maxBodyDepth:
+		// No member of an error envelope: a message under a name of its own, read as a body.
+		for _, t := range o.Other {
+			if inner = readText(t, depth+1); inner.found() {
+				break
+			}
+		}
 	}
 	if strings.ContainsRune(own.Message, '{') {
 		if e := readText(own.Message, depth+1); e.found() && e.Message != own.Message {
@@ -669,6 +698,19 @@ func (o *errorObject) envelope() bool {
 		return true
 	}
 	return o.Message != "" && (o.Type != "" || o.Code != "" || o.StatusCode != "" || o.Param != "" || o.Object == "error")
+}
+
+// withEventType returns e with the exception type an AWS event stream's headers give, where
+// the text renders them (":exception-type': 'serviceUnavailableException'") and e has no type.
+func withEventType(e ErrorBody, s string) ErrorBody {
+	if e.Type != "" || !strings.Contains(s, "exception-type") {
+		return e
+	}
+	if t, ok := scrapeField(s, "exception-type"); ok {
+		e.Type = t
+		e.codes = appendNew(e.codes, t)
+	}
+	return e
 }
 
 // scrape reads error fields out of text that is not JSON but renders the same object: Python's
@@ -784,13 +826,16 @@ func skipSpace(s string, j int) int {
 }
 
 // retryAfterIn reads a provider's "try again in 4.77s" (OpenAI, Groq), "retry in 45.2s"
-// (Gemini) or "retry after 20 seconds" out of a message; zero when it says none.
+// (Gemini) or "retry after 20 seconds" out of a message, or the wait until a quota resets ("will
+// reset after 8h44m7s"); zero when it says none.
 func retryAfterIn(msg string) time.Duration {
-	if !strings.Contains(msg, "try") && !strings.Contains(msg, "Try") && !strings.Contains(msg, "TRY") {
-		return 0 // every lead below holds "try"; most messages hold none, and need no lower-casing
+	if !strings.Contains(msg, "try") && !strings.Contains(msg, "Try") && !strings.Contains(msg, "TRY") &&
+		!strings.Contains(msg, "reset") {
+		return 0 // every lead below holds "try" or "reset"; most messages hold neither, and need no lower-casing
 	}
 	lower := strings.ToLower(msg)
-	for _, lead := range [...]string{"try again in ", "retry in ", "retry after ", "retry-after: ", "retrydelay\":\""} {
+	for _, lead := range [...]string{"try again in ", "retry in ", "retry after ", "retry-after: ", "retrydelay\":\"",
+		"reset after ", "resets after ", "reset in ", "resets in "} {
 		i := strings.Index(lower, lead)
 		if i < 0 {
 			continue

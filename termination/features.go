@@ -173,6 +173,19 @@ func (f *features) scan() {
 // any reports whether the text holds a word of any of the kinds.
 func (f *features) any(k kind) bool { return f.has&k != 0 }
 
+// word reports whether the text holds any of the words (or phrases of words) whole.
+func (f *features) word(ws ...string) bool {
+	for _, w := range ws {
+		if strings.Contains(f.norm, " "+w+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// stem reports whether a word of the text starts with the stem.
+func (f *features) stem(s string) bool { return strings.Contains(f.norm, " "+s) }
+
 // contains reports whether any of the strings is anywhere in the text: for scripts written
 // without spaces between words, and compounds.
 func (f *features) contains(subs ...string) bool {
@@ -277,14 +290,14 @@ func (w *wordWriter) space() {
 // "maximum prompt length", "max input tokens": max or maximum, at most two words, a quantity
 // of the input, then a measure.
 func (f *features) inputCap() bool {
-	return f.any(kMaxWord) && f.followed([]string{"max", "maximum"}, 3,
+	return f.word("max", "maximum") && f.followed([]string{"max", "maximum"}, 3,
 		[]string{"context", "prompt", "input", "model", "sequence"}, []string{"length", "len", "size", "window", "token", "tokens"})
 }
 
 // reduce: a request for less input: "reduce the length of the messages", "shorten your
 // prompt": reduce, shorten or trim, then within five words what to reduce.
 func (f *features) reduce() bool {
-	return f.any(kReduceWord) && f.followed([]string{"reduce", "shorten", "trim"}, 5,
+	return f.word("reduce", "shorten", "trim") && f.followed([]string{"reduce", "shorten", "trim"}, 5,
 		[]string{"length", "size", "prompt", "context", "input", "messages", "tokens"}, nil)
 }
 
@@ -308,7 +321,7 @@ func (f *features) followed(lead []string, n int, what, then []string) bool {
 // requestExceedsLimit reports whether the text states a limit and a request larger than it:
 // "Limit 6000, Requested 20000", "requested 319487 tokens, max 300000".
 func (f *features) requestExceedsLimit() bool {
-	if !f.any(kRequested) {
+	if !f.word("requested") {
 		return false
 	}
 	var limit, req int64 = -1, -1
@@ -418,7 +431,8 @@ func (f *features) streamCut() bool {
 	if f.over&kProcess != 0 {
 		return false
 	}
-	return f.over&kCut != 0 || f.any(kStreaming) && f.any(kStreamBreak)
+	// "Model stream ended with empty response text": nothing came, and the end was no cut.
+	return f.over&kCut != 0 || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak)
 }
 
 // timeout: a deadline passed.
@@ -452,8 +466,8 @@ func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
 // empty: the provider answered with nothing: "no output", "none were returned", "response is
 // empty", "without sending any chunks".
 func (f *features) empty() bool {
-	return f.any(kEmpty) || f.any(kEmptyWord) && f.any(kNone) ||
-		f.any(kMissing) && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
+	return f.any(kEmpty) || f.stem("empty") && f.word("none") ||
+		f.word("missing") && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
 		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空", "内容为空", "回复为空")
 }
 
@@ -464,7 +478,7 @@ func (f *features) truncated() bool {
 	if f.nonASCII && f.contains("输出") && f.contains("上限") { // "达到单次输出的 token 上限": the output's cap reached
 		return true
 	}
-	return f.any(kTruncated) || f.any(kOutputCap) && f.any(kReach) || f.any(kEOF) && f.any(kSchema) ||
+	return f.any(kTruncated) || f.any(kOutputCap) && f.stem("reach") || f.any(kEOF) && f.any(kSchema) ||
 		f.over&kTruncWord != 0 && f.any(kReply|kOutput) || // "response was truncated", "the output is incomplete"
 		f.any(kReply) && f.any(kOutput) && f.over&kExceed != 0 && f.any(kLimit) // "response exceeded the 32000 output token maximum"
 }
@@ -474,6 +488,57 @@ func (f *features) truncated() bool {
 func (f *features) providerFault() bool {
 	return f.any(kFault) || f.any(kResource|kState) || f.over&kProcess != 0 && f.any(kProcessEnd) ||
 		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用")
+}
+
+// servingGone: the serving side has nothing left to run the request on: "No more data centers
+// to forward the request to", "no servers available", "no available workers".
+func (f *features) servingGone() bool {
+	return f.word("no") && f.followed([]string{"no"}, 3,
+		[]string{"center", "centers", "datacenters", "servers", "workers", "replicas", "gpus", "instances", "backends", "nodes"}, nil)
+}
+
+// quotaResets: a quota that resets at a stated time ("Your quota will reset after 8h44m7s"):
+// with a wait of hours, a plan's budget spent, not a rate.
+func (f *features) quotaResets() bool { return f.word("reset", "resets") && f.any(kQuotaWord) }
+
+// modelGaveNothing: the model (or the agent) is said to have given no answer: "Model didn't
+// respond", "Agent produced no response", "Model did not produce a final response".
+func (f *features) modelGaveNothing() bool {
+	ws := f.fields()
+	for i, w := range ws {
+		switch w {
+		case "model", "agent", "llm", "assistant":
+		default:
+			continue
+		}
+		for j := i + 1; j <= i+3 && j < len(ws); j++ {
+			if ws[j] != "no" && ws[j] != "not" && ws[j] != "didn" && ws[j] != "never" {
+				continue
+			}
+			for k := j + 1; k <= j+4 && k < len(ws); k++ {
+				switch ws[k] {
+				case "respond", "responded", "response", "reply", "replied", "answer", "answered", "output":
+					// "did not respond within 30 seconds", "in time": a deadline's, not an empty reply
+					return k+1 >= len(ws) || ws[k+1] != "within" && !(ws[k+1] == "in" && k+2 < len(ws) && ws[k+2] == "time")
+				case ".":
+					k = len(ws)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// raisesOutputCap: the remedy the text asks for is a larger output cap ("Increase the
+// `max_tokens` model setting"): the reply ran out of room, the input fits.
+func (f *features) raisesOutputCap() bool {
+	return f.word("increase", "raise") && f.followed([]string{"increase", "raise"}, 3, []string{"max"}, []string{"tokens", "output", "new", "completion"})
+}
+
+// waitedForNothing: a timer fired while waiting for a reply to begin ("idle timeout waiting for
+// SSE"): nothing had come, so nothing was cut.
+func (f *features) waitedForNothing() bool {
+	return f.timeout() && f.followed([]string{"timeout", "timed"}, 3, []string{"waiting"}, []string{"for"})
 }
 
 // invalid: the request itself is malformed.

@@ -19,9 +19,6 @@ const (
 	kTooMuch                        // too long, too big, too many, overflow
 	kExceed                         // exceeds, over, greater, longer, >, …
 	kLimit                          // a limit: limit, maximum, context window, capacity, allowed, …
-	kMaxWord                        // max, maximum: the start of a statement of the input cap
-	kReduceWord                     // reduce, shorten, trim: the start of a request for less input
-	kRequested                      // requested: a stated request size
 	kMask                           // phrases that name a thing, not a limit hit: "context deadline exceeded", "input validation", "rate limit usage"
 	kFilterStrong                   // moderation, guardrail, content policy, … decide alone
 	kFilterSoft                     // safety, policy, blocked, refused, … need a kJudged word
@@ -44,6 +41,7 @@ const (
 	kRange                          // range: with an input's measure, an allowed range it left
 	kMeasure                        // length, size: what an input's range is stated in
 	kCut                            // premature close, incomplete read, stream ended, terminated, …
+	kEnded                          // stream ended: a cut, unless what it ended with is named as nothing
 	kStreaming                      // streaming, mid stream
 	kStreamBreak                    // connection, idle, partial: with kStreaming, a cut
 	kTimeout                        // timeout, timed out, deadline
@@ -57,11 +55,8 @@ const (
 	kModel                          // model
 	kNotFound                       // not found, does not exist, try pulling, …
 	kEmpty                          // no output, empty response, none were returned, …
-	kEmptyWord                      // empty
-	kNone                           // none
 	kTruncated                      // finish reason length, response too long, …
 	kOutputCap                      // length limit, token limit, max tokens
-	kReach                          // reached
 	kFault                          // overloaded, internal, unavailable, upstream, crash, out of memory, …
 	kInvalid                        // invalid, malformed, unsupported, bad request, required, alternate, …
 	kEOF                            // EOF: a transport's, unless a schema validator met it (kSchema)
@@ -73,7 +68,6 @@ const (
 	kShortTime                      // per minute, per second, TPM, QPS: a rate, not a budget
 	kResource                       // insufficient system resources, out of memory: the server's lack
 	kState                          // overloaded, degraded, still loading: the serving side's state
-	kMissing                        // missing
 	kCarried                        // content, text, parts, candidates, choices: what a reply carries
 )
 
@@ -89,13 +83,10 @@ var lexicon = map[kind][]string{
 		"max output tokens", "num predict"},
 	kPerTime: {"per minute", "per min", "per day", "per hour", "per second", "tpm", "rpm", "tpd", "rpd",
 		"itpm", "otpm", "rate limit", "rate limited"},
-	kTooLarge:   {"too large"},
-	kTooMuch:    {"too long", "too big", "too many", "overflow*"},
-	kExceed:     {"exceed*", "surpass*", "over", "greater", "longer", "larger", "more than", "beyond", "above", ">", ">=", "<=", "≥", "≤"},
-	kLimit:      {"limit*", "maxim*", "context*", "window*", "ctx*", "capacit*", "allow*", "availab*", "max"},
-	kMaxWord:    {"max", "maximum"},
-	kReduceWord: {"reduce", "shorten", "trim"},
-	kRequested:  {"requested"},
+	kTooLarge: {"too large"},
+	kTooMuch:  {"too long", "too big", "too many", "overflow*"},
+	kExceed:   {"exceed*", "surpass*", "over", "greater", "longer", "larger", "more than", "beyond", "above", ">", ">=", "<=", "≥", "≤"},
+	kLimit:    {"limit*", "maxim*", "context*", "window*", "ctx*", "capacit*", "allow*", "availab*", "max"},
 	// The names of things that hold a limit's words without reporting a limit hit: Go's and
 	// Python's deadline errors, a validator's name (TGI's "Input validation error"), and rate
 	// limit reports (a usage object, the x-ratelimit-remaining and -reset headers).
@@ -142,15 +133,16 @@ var lexicon = map[kind][]string{
 	kRange:      {"range"},
 	kMeasure:    {"length*", "size*", "len"},
 	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
-		"stream ended", "ended unexpectedly", "terminated", "stream closed", "stream disconnected",
-		"stream interrupted", "response ended", "body ended", "unexpected end of stream",
+		"ended unexpectedly", "without a finish", "without finish", "terminated", "stream closed", "stream disconnected",
+		"stream interrupted", "unexpected end of stream",
 		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
-		"error decoding response body"},
+		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving"},
+	kEnded:       {"stream ended", "response ended", "body ended"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
 	kStreamBreak: {"connect*", "partial*", "eof", "reset"},
 
 	kTimeout: {"timeout*", "etimedout*", "timedout*", "timed out", "time out", "deadline exceeded", "deadline",
-		"took too long", "took longer"},
+		"took too long", "took longer", "respond within", "respond in time", "responded within"},
 	kCertificate: {"certificate*", "x509*", "cert*"},
 	kUntrusted: {"verif*", "untrust*", "selfsigned*", "expired*", "issuer*", "self signed", "unknown authority",
 		"not trusted", "hostname mismatch", "invalid"},
@@ -165,18 +157,17 @@ var lexicon = map[kind][]string{
 		"concurrent requests"},
 	kCredentials: {"unauthori*", "unauthenticat*", "authenticat*", "forbidden*", "credential*", "apikey*", "oauth*",
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
-		"access token", "invalid token", "token expired", "expired token", "auth"},
+		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant"},
 	kAccount:       {"account"},
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*"},
 	kModel:         {"model*", "endpoint*", "deployment*", "requested entity"},
 	kNotFound: {"not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
-		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model"},
+		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model",
+		// no model chosen at all: "No chat model selected"
+		"no model", "no chat model", "no default model"},
 	kEmpty:     emptyPhrases(),
-	kEmptyWord: {"empty*"},
-	kNone:      {"none"},
 	kTruncated: {"length finish reason", "finish reason length", "response too long", "output too long"},
 	kOutputCap: {"length limit", "token limit", "output limit", "max tokens"},
-	kReach:     {"reach*"},
 	kFault: {"overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
 		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
 		"temporarily", "backend error", "server had an error", "busy", "capacity", "degraded*",
@@ -194,9 +185,9 @@ var lexicon = map[kind][]string{
 	kTruncWord: {"truncat*", "incomplete"},
 	kReply:     {"response*", "reply", "replies", "answer*", "completion*"},
 	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
-	kMissing:   {"missing"},
 	kCarried:   {"content", "text", "parts", "part", "candidates", "choices"},
-	kState: {"overloaded", "degraded", "out of capacity", "capacity exceeded", "failed to load", "error loading",
+	kState: {"overloaded", "model busy", "model is busy", "service busy", "service is busy", "system busy",
+		"system is busy", "engine busy", "engine is busy", "degraded", "out of capacity", "capacity exceeded", "failed to load", "error loading",
 		"engine dead", "while running the model", "currently loading", "not ready", "temporarily unavailable",
 		"server is busy"},
 	kResource: {"insufficient system resource*", "insufficient resource*", "out of memory", "oom",
