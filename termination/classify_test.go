@@ -326,6 +326,8 @@ func TestClassifyHardCases(t *testing.T) {
 		{"the model gave nothing in time", "", 0, `Model did not respond within 30 seconds.`, Timeout},
 		{"a stream that ended with nothing", "", 0, `The stream ended with empty content.`, EmptyResponse},
 		{"a stream that ended without its finish", "", 0, `The stream ended without a finish event.`, StreamCut},
+		{"java's interrupted i/o names no cancel", "openai", 0, `java.io.InterruptedIOException: executor rejected`, Unknown},
+		{"java's interrupted i/o on a timeout", "openai", 0, `java.io.InterruptedIOException: timeout`, Timeout},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

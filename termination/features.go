@@ -421,7 +421,10 @@ func (f *features) recursion() bool { return f.any(kRecursion) }
 // aborted due to insufficient system resources", "Failed to load model … Operation canceled"),
 // or whose stated cause is a fault ("interrupted due to a server error"), is the server's.
 func (f *features) abort() bool {
-	return f.any(kAbort) && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() &&
+	// The abort words inside a name are none (Java's InterruptedIOException), but Go's "context
+	// canceled", a name too, is the caller's cancel.
+	aborted := f.over&kAbort != 0 || f.word("context canceled", "context cancelled")
+	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() &&
 		!(f.contains(" due to ", " because of ") && f.any(kFault)) // "interrupted due to a server error"
 }
 

@@ -98,7 +98,10 @@ var lexicon = map[kind][]string{
 		"extra forbidden", "connection refused", "safety ratings", "safety rating", "prompt feedback",
 		// "process" the verb, not the server's process; OkHttp's "unexpected end of stream on
 		// <route>", thrown before any response came
-		"to process", "while processing", "unexpected end of stream on"},
+		"to process", "while processing", "unexpected end of stream on",
+		// Java's InterruptedIOException, the parent of SocketTimeoutException, which OkHttp throws
+		// for a call timeout and a rejected dispatch alike: the class names no cancel
+		"interrupted io exception"},
 
 	kFilterStrong: {"moderat*", "flagged*", "harmful*", "inappropriat*", "prohibited*", "guardrail*", "unsafe*",
 		"censor*", "jailbreak*", "objectionable*", "offensive*", "toxic*", "nsfw*",
