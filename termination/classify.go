@@ -256,11 +256,14 @@ func providerEvidence(a *APIError) Classification {
 		return say(OutputTruncated) // "Increase the `max_tokens` model setting": the reply ran out of room
 	case f.overflow(status):
 		return say(ContextOverflow)
+	case f.barred() || f.credentialsRejected():
+		return say(AuthFailed) // "403 Access terminated. Review our Community Guidelines": the account, not this content
 	case f.filter() || (!b.object && bodyRefusal(a.Body)) || printed == ContentRefusal:
 		return say(ContentRefusal)
 	case status < 400 && !b.object && emptyReply(a.Body):
 		return say(EmptyResponse)
-	case f.abort():
+	case f.abort() && (status < 400 || status >= 499 || status == 408 || f.callerLeft()):
+		// A provider's 4xx is the failure; "aborting request" after it is the client's reaction.
 		return say(Cancelled)
 	case f.noModel():
 		return say(InvalidRequest) // the text names the failure, whatever the status
@@ -282,7 +285,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest)
 	}
 	switch {
-	case f.timeout() && (!f.streamCut() || f.waitedForNothing()) && !f.rate():
+	case f.timeout() && (!f.streamCut() || f.waitedForNothing()) && !f.rate() && !f.nameLookup():
 		return say(Timeout) // a timeout waiting on a rate limiter ("rate limit for key") is the limit's
 	case status >= 500 && f.rate():
 		return say(RateLimited)

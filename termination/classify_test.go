@@ -328,6 +328,25 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a stream that ended without its finish", "", 0, `The stream ended without a finish event.`, StreamCut},
 		{"java's interrupted i/o names no cancel", "openai", 0, `java.io.InterruptedIOException: executor rejected`, Unknown},
 		{"java's interrupted i/o on a timeout", "openai", 0, `java.io.InterruptedIOException: timeout`, Timeout},
+		// Fifth held-out batch's misses.
+		{"nothing was charged is no billing", "acme", 0, `The agent hit an internal error. No credits consumed.`, ProviderError},
+		{"credits ran out is billing", "acme", 0, `No credits left on this account.`, AuthFailed},
+		{"the caller went away", "", 0, `Error creating stream: client connection prematurely closed`, Cancelled},
+		{"a client socket closed before TLS is the network's", "", 0, `Client network socket disconnected before secure TLS connection was established`, NetworkError},
+		{"rejected credentials behind a gateway's 502", "acme", 502, `upstream rejected the gateway's API key`, AuthFailed},
+		{"a 5xx naming credentials it did not reject", "acme", 500, `internal error while loading credentials`, ProviderError},
+		{"a 400 the client answered by aborting", "bedrock", 400, `aborting request: The maximum tokens you requested exceeds the model limit of 4096.`, InvalidRequest},
+		{"a request signature that did not verify", "acme", 0, `Invalid signature in request header`, AuthFailed},
+		{"a software invariant broken on the server", "acme", 0, `worker: task ended. This should never happen!`, ProviderError},
+		{"an account ended names no refusal", "acme", 403, `{"error":{"message":"Access terminated for violating our usage policies.","type":"access_terminated_error"}}`, AuthFailed},
+		{"a reply that could not be parsed is not empty", "", 0, `No object generated: could not parse the response.`, Unknown},
+		{"an input count under its cap is no overflow", "", 0, `Token limit hit. Input tokens: 5000 of 128000. Output tokens: 4096 of 4096.`, OutputTruncated},
+		{"an input count over its cap is an overflow", "", 0, `Token limit exceeded. Input tokens: 130000 of 128000.`, ContextOverflow},
+		{"a payload not completed", "", 0, `ClientPayloadError: Response payload is not completed`, StreamCut},
+		{"no candidate at all", "google", 0, `Expected at least one candidate in the response`, EmptyResponse},
+		{"a deadline parameter below its minimum", "google", 0, `Deadline 2s is too short. Minimum allowed deadline is 10s.`, InvalidRequest},
+		{"a resolver that timed out is a lookup failure", "", 0, `UnknownHostException: failed to resolve 'api.example.com': DNS query timed out after 5000 ms`, NetworkError},
+		{"no usable output", "", 0, `The provider ended the reply before returning usable output.`, EmptyResponse},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -358,6 +358,9 @@ func (f *features) requestExceedsLimit() bool {
 // ("Limit 6000, Requested 20000", "request too large").
 func (f *features) overflow(status int) bool {
 	g := f.over
+	if f.inputFits() {
+		return false
+	}
 	if g&kQuantity == 0 {
 		return false
 	}
@@ -407,7 +410,7 @@ func (f *features) billing(provider string, quotas []string) bool {
 	}
 	// A rate stated per minute or second is a rate limit, whatever plan it suggests buying.
 	upgrade := f.any(kUpgrade) && f.any(kPlan) && !f.any(kShortTime)
-	return perDay || upgrade || f.any(kBilling) && !f.any(kShortTime) ||
+	return perDay || upgrade || f.over&kBilling != 0 && !f.any(kShortTime) ||
 		f.nonASCII && f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足", "使用上限")
 }
 
@@ -424,6 +427,9 @@ func (f *features) abort() bool {
 	// The abort words inside a name are none (Java's InterruptedIOException), but Go's "context
 	// canceled", a name too, is the caller's cancel.
 	aborted := f.over&kAbort != 0 || f.word("context canceled", "context cancelled")
+	if f.callerLeft() {
+		return true // "Client connection prematurely closed": the requester went away
+	}
 	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() &&
 		!(f.contains(" due to ", " because of ") && f.any(kFault)) // "interrupted due to a server error"
 }
@@ -435,12 +441,82 @@ func (f *features) streamCut() bool {
 		return false
 	}
 	// "Model stream ended with empty response text": nothing came, and the end was no cut.
-	return f.over&kCut != 0 || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak)
+	return f.over&kCut != 0 || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak) ||
+		f.followed([]string{"payload", "body"}, 2, []string{"not"}, []string{"completed", "complete"}) // "Response payload is not completed"
 }
 
 // timeout: a deadline passed.
 func (f *features) timeout() bool {
+	if f.word("too short", "minimum allowed") {
+		return false // "deadline 5s is too short. Minimum allowed deadline is 10s": a parameter's bound
+	}
 	return f.any(kTimeout) || f.nonASCII && f.contains("超时", "逾時", "タイムアウト")
+}
+
+// nameLookup: the host's name could not be resolved; a resolver that timed out is a lookup
+// failure, not a deadline of the request.
+func (f *features) nameLookup() bool {
+	return f.word("unknown host", "no such host", "failed to resolve", "name resolution", "resolve host") || f.stem("dns")
+}
+
+// callerLeft: the requester, the client side of the connection, went away: "Client connection
+// prematurely closed", "client disconnected".
+func (f *features) callerLeft() bool {
+	ws := f.fields()
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] != "client" {
+			continue
+		}
+		switch ws[i+1] {
+		case "closed", "disconnected", "went", "gone":
+			return true
+		case "connection":
+			for j := i + 2; j <= i+3 && j < len(ws); j++ {
+				if ws[j] == "closed" || ws[j] == "aborted" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// credentialsRejected: the credentials were named and refused ("the provider rejected the
+// gateway's credentials"): a person fixes them, whatever status a gateway wrapped them in.
+func (f *features) credentialsRejected() bool {
+	return f.over&kCredentials != 0 && f.followed([]string{"rejected", "refused", "revoked"}, 5,
+		[]string{"credentials", "credential", "key", "token", "signature"}, nil)
+}
+
+// barred: the account or its access was ended: "Access terminated", "account suspended". A
+// person restores it, whatever policy the message names as the reason.
+func (f *features) barred() bool {
+	return f.over&kAccount != 0 && f.over&kAccountBarred != 0 || f.word("access terminated", "access revoked")
+}
+
+// unparsable: a reply came and could not be parsed ("could not parse the response"): something
+// came, so it was not empty.
+func (f *features) unparsable() bool {
+	return f.word("could not parse", "couldn t parse", "failed to parse", "unable to parse")
+}
+
+// inputFits: a count of the input stated under its cap ("Input tokens: ~7,123 of 200,000"):
+// whatever was exceeded, the window was not.
+func (f *features) inputFits() bool {
+	ws := f.fields()
+	for i, w := range ws {
+		if w != "input" && w != "prompt" {
+			continue
+		}
+		for j := i + 1; j+2 < len(ws) && j <= i+3; j++ {
+			if isNumber(ws[j]) && ws[j+1] == "of" && isNumber(ws[j+2]) {
+				n, err1 := strconv.ParseInt(ws[j], 10, 64)
+				m, err2 := strconv.ParseInt(ws[j+2], 10, 64)
+				return err1 == nil && err2 == nil && n < m
+			}
+		}
+	}
+	return false
 }
 
 // untrusted: a TLS certificate the client would not trust.
@@ -469,6 +545,9 @@ func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
 // empty: the provider answered with nothing: "no output", "none were returned", "response is
 // empty", "without sending any chunks".
 func (f *features) empty() bool {
+	if f.unparsable() {
+		return false
+	}
 	return f.any(kEmpty) || f.stem("empty") && f.word("none") ||
 		f.word("missing") && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
 		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空", "内容为空", "回复为空")
@@ -481,7 +560,7 @@ func (f *features) truncated() bool {
 	if f.nonASCII && f.contains("输出") && f.contains("上限") { // "达到单次输出的 token 上限": the output's cap reached
 		return true
 	}
-	return f.any(kTruncated) || f.any(kOutputCap) && f.stem("reach") || f.any(kEOF) && f.any(kSchema) ||
+	return f.any(kTruncated) || f.any(kOutputCap) && (f.stem("reach") || f.word("hit")) || f.any(kEOF) && f.any(kSchema) ||
 		f.over&kTruncWord != 0 && f.any(kReply|kOutput) || // "response was truncated", "the output is incomplete"
 		f.any(kReply) && f.any(kOutput) && f.over&kExceed != 0 && f.any(kLimit) // "response exceeded the 32000 output token maximum"
 }

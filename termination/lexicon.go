@@ -79,7 +79,7 @@ var lexicon = map[kind][]string{
 		"window*", "payload*", "size*", "byte*", "sequence*"},
 	kInput: {"context*", "prompt*", "input*", "ctx*", "window*", "payload*", "message*", "sequence*",
 		"conversation*", "history*"},
-	kOutput: {"output*", "completion*", "generation*", "max tokens", "max new tokens", "max completion tokens",
+	kOutput: {"output*", "completion*", "generation*", "max tokens", "maximum tokens", "max new tokens", "max completion tokens",
 		"max output tokens", "num predict"},
 	kPerTime: {"per minute", "per min", "per day", "per hour", "per second", "tpm", "rpm", "tpd", "rpd",
 		"itpm", "otpm", "rate limit", "rate limited"},
@@ -101,7 +101,9 @@ var lexicon = map[kind][]string{
 		"to process", "while processing", "unexpected end of stream on",
 		// Java's InterruptedIOException, the parent of SocketTimeoutException, which OkHttp throws
 		// for a call timeout and a rejected dispatch alike: the class names no cancel
-		"interrupted io exception"},
+		"interrupted io exception",
+		// a report that nothing was charged: "No credits consumed on this tool call"
+		"credits consumed", "credit consumed", "credits charged", "credits deducted"},
 
 	kFilterStrong: {"moderat*", "flagged*", "harmful*", "inappropriat*", "prohibited*", "guardrail*", "unsafe*",
 		"censor*", "jailbreak*", "objectionable*", "offensive*", "toxic*", "nsfw*",
@@ -160,7 +162,8 @@ var lexicon = map[kind][]string{
 		"concurrent requests"},
 	kCredentials: {"unauthori*", "unauthenticat*", "authenticat*", "forbidden*", "credential*", "apikey*", "oauth*",
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
-		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant"},
+		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant",
+		"invalid signature", "signature mismatch", "signature does not match"},
 	kAccount:       {"account"},
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*"},
 	kModel:         {"model*", "endpoint*", "deployment*", "requested entity"},
@@ -171,13 +174,13 @@ var lexicon = map[kind][]string{
 	kEmpty:     emptyPhrases(),
 	kTruncated: {"length finish reason", "finish reason length", "response too long", "output too long"},
 	kOutputCap: {"length limit", "token limit", "output limit", "max tokens"},
-	kFault: {"overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
+	kFault: {"model stream error", "model error exception", "should never happen", "should not happen", "overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
 		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
 		"temporarily", "backend error", "server had an error", "busy", "capacity", "degraded*",
 		"currently loading", "not ready", "failed to load", "error loading", "unable to process"},
 	kInvalid: {"invalid*", "malformed*", "unsupported*", "validat*", "unprocessabl*", "unrecogni*", "incorrect*",
 		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
-		"missing", "unknown parameter", "alternat*"},
+		"missing", "unknown parameter", "alternat*", "too short"},
 	kEOF:    {"eof"},
 	kSchema: {"validation error", "validation errors", "json invalid"},
 	// A hedge opens a guess: "to see if the prompt was blocked", "you may need to load the
@@ -201,6 +204,8 @@ var lexicon = map[kind][]string{
 // "response is empty", "without sending any chunks", "none were returned".
 func emptyPhrases() []string {
 	out := []string{"none were returned", "none was returned", "returned nothing", "or empty", "empty or",
+		"usable output", "usable content", "usable response", // "before returning usable output"
+		"at least one candidate", "at least one choice", "at least one completion", // "Expected at least one candidate"
 		"returned empty", "returned an empty", "no generations", "no completions", "no outputs"}
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
 		"did not provide", "didn t provide",

@@ -66,6 +66,8 @@ var stopTokens = map[string]stopClass{
 	"stop string found": classCompleted, "word": classCompleted, "stop word": classCompleted,
 	"endoftext": classCompleted, "end of text": classCompleted, "finish": classCompleted,
 	"finished": classCompleted, "succeeded": classCompleted,
+	// ERNIE's (Qianfan's) normal: the text is the model's own, neither cut nor replaced.
+	"normal": classCompleted,
 	// Ollama's load and unload answer a request that asked only to load or unload the model.
 	"load": classCompleted, "unload": classCompleted,
 
@@ -86,7 +88,10 @@ var stopTokens = map[string]stopClass{
 	"length": classTruncated, "max tokens": classTruncated, "maxtokens": classTruncated,
 	"max output tokens": classTruncated, "limit": classTruncated,
 	"max completion tokens": classTruncated, "max predicted tokens reached": classTruncated,
-	"max new tokens": classTruncated,
+	"max new tokens": classTruncated, "truncated": classTruncated,
+	// An Interaction ended before its answer did; the Interactions API has no details field
+	// that could name another reason.
+	"interaction incomplete": classTruncated,
 
 	// The window, not the output cap, ran out (Anthropic, Bedrock, Z.ai; LM Studio's context
 	// length reached; Cohere's ERROR_LIMIT, "the model's context limit was reached").
@@ -96,6 +101,7 @@ var stopTokens = map[string]stopClass{
 	// Mistral's model_length ("the model's context length was reached", beside length for
 	// max_tokens) and watsonx's token_limit (beside max_tokens for the requested cap).
 	"model length": classOverflow, "token limit": classOverflow,
+	"max context": classOverflow, // xAI's REASON_MAX_CONTEXT, beside REASON_MAX_LEN
 
 	// Provider-side failures on a completed response: a malformed generation (Gemini,
 	// Bedrock), Cohere ERROR, Z.ai network error, DeepSeek insufficient system resource, a
@@ -104,12 +110,14 @@ var stopTokens = map[string]stopClass{
 	"too many tool calls": classProvider, "malformed model output": classProvider,
 	"malformed tool use": classProvider, "error": classProvider, "network error": classProvider,
 	"insufficient system resource": classProvider, "failed": classProvider,
+	"model unloaded": classProvider, // LM Studio: the model was unloaded mid-prediction
 
 	// Stopped by the caller: a cancelled Responses or Realtime object, vLLM and SGLang abort,
 	// Cohere USER_CANCEL, LM Studio user stopped.
 	"cancelled": classCancelled, "canceled": classCancelled, "abort": classCancelled,
 	"aborted": classCancelled, "user cancel": classCancelled, "user stopped": classCancelled,
-	"client cancelled": classCancelled,
+	"client cancelled": classCancelled, "batch cancelled": classCancelled,
+	"interrupted": classCancelled, // Gemini Live: the user spoke over the model
 
 	// Anthropic's pause_turn parks a long server-tool turn, and compaction stops after a
 	// compaction block; both are to be sent back so the model continues.
@@ -117,7 +125,7 @@ var stopTokens = map[string]stopClass{
 
 	// An Assistants run that ran past its expires_at, a batch request that expired, watsonx's
 	// time_limit.
-	"expired": classTimeout, "time limit": classTimeout,
+	"expired": classTimeout, "time limit": classTimeout, "batch expired": classTimeout,
 	// A Message Batches request that errored; an Interactions run waiting for the client's
 	// function results (as tool_calls).
 	"errored": classProvider, "requires action": classCompleted,
@@ -167,6 +175,12 @@ func hasStem(norm string, stems ...string) bool {
 func stopMeaning(words string) stopClass {
 	if c, ok := stopTokens[words]; ok {
 		return c
+	}
+	if rest, ok := strings.CutPrefix(words, "reason "); ok {
+		// An enum spelled with its type's prefix: xAI's REASON_STOP, REASON_TOOL_CALLS.
+		if c, ok := stopTokens[rest]; ok {
+			return c
+		}
 	}
 	return stopWords(words)
 }
@@ -311,6 +325,9 @@ type stopKey struct {
 // action; then every value below it, in stopKeyOrder. Keys whose value is neither a token, a
 // key read here, nor something to descend into are not looked at twice.
 func (s *stopScan) object(m map[string]any, key string, depth int) {
+	if end, ok := m["is_end"].(bool); ok && !end {
+		return // an ERNIE stream event that is not the last: the answer goes on
+	}
 	var buf [16]stopKey
 	keys := buf[:0]
 	// A response, the payload itself when it is an API object (a polled job's {id, status}),
@@ -328,6 +345,10 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 			responseLike = responseLike || v != nil
 		case "completed_at", "error", "output":
 			responseLike = true
+		}
+		if on, _ := v.(bool); on && stopFlags[k] != "" {
+			s.token(stopFlags[k]) // Gemini Live's turnComplete, ERNIE's is_truncated
+			continue
 		}
 		rank, ordered := stopKeyRank[k]
 		if !ordered {
@@ -370,6 +391,9 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 			}
 		case k == "status" && responseLike:
 			if st, _ := v.(string); terminalStatus[strings.ToLower(st)] {
+				if m["object"] == "interaction" && strings.EqualFold(st, "incomplete") {
+					st = "interaction_incomplete"
+				}
 				s.token(st)
 				if strings.EqualFold(st, "failed") {
 					s.failure(m)
@@ -397,8 +421,16 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 			if t, _ := v.(string); terminalStatus[strings.ToLower(t)] {
 				s.token(t)
 			}
-		case k == stopGuardrailKey && v == "INTERVENED":
+		case k == stopGuardrailKey && v == "INTERVENED" && !onlyMasked(m["amazon-bedrock-trace"], 0):
 			s.add("guardrail_intervened", refusalBedrock)
+		case k == "error" && key == "" && depth == 0 && m["custom_id"] != nil:
+			// A Batch API output line whose request never ran: its error code is its end.
+			if e, ok := v.(map[string]any); ok {
+				if c, ok := e["code"].(string); ok && c != "" {
+					s.token(c)
+				}
+			}
+			continue
 		}
 		if !stopOpaque[k] {
 			s.walk(v, k, depth+1)
@@ -406,11 +438,49 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 	}
 }
 
+// stopFlags are the boolean keys whose true value is a stop, with the token it is.
+var stopFlags = map[string]string{
+	"turnComplete": "completed", "generationComplete": "completed", "interrupted": "interrupted",
+	"is_truncated": "truncated",
+}
+
+// onlyMasked reports whether a Bedrock guardrail trace shows actions and every one of them only
+// masked text (ANONYMIZED), so the guardrail that intervened withheld nothing.
+func onlyMasked(trace any, depth int) bool {
+	masked, blocked := guardrailActions(trace, depth)
+	return masked && !blocked
+}
+
+func guardrailActions(v any, depth int) (masked, blocked bool) {
+	if depth > maxStopDepth {
+		return false, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if a, ok := e.(string); ok && k == "action" {
+				masked = masked || a == "ANONYMIZED"
+				blocked = blocked || a != "ANONYMIZED" && a != "NONE"
+				continue
+			}
+			m, b := guardrailActions(e, depth+1)
+			masked, blocked = masked || m, blocked || b
+		}
+	case []any:
+		for _, e := range x {
+			m, b := guardrailActions(e, depth+1)
+			masked, blocked = masked || m, blocked || b
+		}
+	}
+	return masked, blocked
+}
+
 // stopScalarKey reports whether object reads the key's value when it is not an object or a
 // list.
 func stopScalarKey(k string) bool {
 	switch k {
-	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey:
+	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey,
+		"turnComplete", "generationComplete", "interrupted", "is_truncated":
 		return true
 	}
 	return false
