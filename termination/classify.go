@@ -250,7 +250,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(RecursionLimit)
 	case status == 413 || f.requestExceedsLimit():
 		return say(ContextOverflow)
-	case status == 402 || f.billing(a.Provider, b.quotas) || f.quotaResets() && c.RetryAfter >= time.Hour:
+	case status == 402 || f.billing(a.Provider, b.quotas) || c.RetryAfter >= time.Hour && f.quotaResets():
 		return say(AuthFailed) // "Your quota will reset after 8h44m7s": a budget spent, not a rate
 	case f.raisesOutputCap() && !f.requestExceedsLimit():
 		return say(OutputTruncated) // "Increase the `max_tokens` model setting": the reply ran out of room
@@ -327,11 +327,15 @@ func providerEvidence(a *APIError) Classification {
 // 60.0s exceeded while calling target function, last exception: …"); ok is false when there is
 // none.
 func lastAttempt(msg string) (cause string, ok bool) {
-	for _, lead := range [...]string{"last exception:", "last error:"} {
-		if i := strings.LastIndex(msg, lead); i >= 0 {
-			if cause = strings.TrimSpace(msg[i+len(lead):]); cause != "" {
-				return cause, true
-			}
+	i := strings.LastIndex(msg, "ast e") // one pass for both leads
+	if i < 1 || msg[i-1] != 'l' {
+		return "", false
+	}
+	rest := msg[i+len("ast e"):]
+	for _, lead := range [...]string{"xception:", "rror:"} {
+		if after, ok := strings.CutPrefix(rest, lead); ok {
+			cause = strings.TrimSpace(after)
+			return cause, cause != ""
 		}
 	}
 	return "", false

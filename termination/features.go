@@ -358,10 +358,7 @@ func (f *features) requestExceedsLimit() bool {
 // ("Limit 6000, Requested 20000", "request too large").
 func (f *features) overflow(status int) bool {
 	g := f.over
-	if f.inputFits() {
-		return false
-	}
-	if g&kQuantity == 0 {
+	if g&kQuantity == 0 || g&kInput != 0 && f.inputFits() {
 		return false
 	}
 	if g&kOutput != 0 && g&kInput == 0 {
@@ -426,7 +423,7 @@ func (f *features) recursion() bool { return f.any(kRecursion) }
 func (f *features) abort() bool {
 	// The abort words inside a name are none (Java's InterruptedIOException), but Go's "context
 	// canceled", a name too, is the caller's cancel.
-	aborted := f.over&kAbort != 0 || f.word("context canceled", "context cancelled")
+	aborted := f.over&kAbort != 0 || f.has&kAbort != 0 && f.word("context canceled", "context cancelled")
 	if f.callerLeft() {
 		return true // "Client connection prematurely closed": the requester went away
 	}
@@ -442,15 +439,16 @@ func (f *features) streamCut() bool {
 	}
 	// "Model stream ended with empty response text": nothing came, and the end was no cut.
 	return f.over&kCut != 0 || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak) ||
-		f.followed([]string{"payload", "body"}, 2, []string{"not"}, []string{"completed", "complete"}) // "Response payload is not completed"
+		f.word("not") && f.followed([]string{"payload", "body"}, 2, []string{"not"}, []string{"completed", "complete"}) // "Response payload is not completed"
 }
 
 // timeout: a deadline passed.
 func (f *features) timeout() bool {
-	if f.word("too short", "minimum allowed") {
-		return false // "deadline 5s is too short. Minimum allowed deadline is 10s": a parameter's bound
+	if !f.any(kTimeout) {
+		return f.nonASCII && f.contains("超时", "逾時", "タイムアウト")
 	}
-	return f.any(kTimeout) || f.nonASCII && f.contains("超时", "逾時", "タイムアウト")
+	// "deadline 5s is too short. Minimum allowed deadline is 10s": a parameter's bound.
+	return !f.word("too short", "minimum allowed")
 }
 
 // nameLookup: the host's name could not be resolved; a resolver that timed out is a lookup
@@ -462,6 +460,9 @@ func (f *features) nameLookup() bool {
 // callerLeft: the requester, the client side of the connection, went away: "Client connection
 // prematurely closed", "client disconnected".
 func (f *features) callerLeft() bool {
+	if !f.word("client") {
+		return false
+	}
 	ws := f.fields()
 	for i := 0; i+1 < len(ws); i++ {
 		if ws[i] != "client" {
@@ -484,14 +485,14 @@ func (f *features) callerLeft() bool {
 // credentialsRejected: the credentials were named and refused ("the provider rejected the
 // gateway's credentials"): a person fixes them, whatever status a gateway wrapped them in.
 func (f *features) credentialsRejected() bool {
-	return f.over&kCredentials != 0 && f.followed([]string{"rejected", "refused", "revoked"}, 5,
+	return f.over&kCredentials != 0 && f.word("rejected", "refused", "revoked") && f.followed([]string{"rejected", "refused", "revoked"}, 5,
 		[]string{"credentials", "credential", "key", "token", "signature"}, nil)
 }
 
 // barred: the account or its access was ended: "Access terminated", "account suspended". A
 // person restores it, whatever policy the message names as the reason.
 func (f *features) barred() bool {
-	return f.over&kAccount != 0 && f.over&kAccountBarred != 0 || f.word("access terminated", "access revoked")
+	return f.over&kAccount != 0 && f.over&kAccountBarred != 0
 }
 
 // unparsable: a reply came and could not be parsed ("could not parse the response"): something
@@ -503,6 +504,9 @@ func (f *features) unparsable() bool {
 // inputFits: a count of the input stated under its cap ("Input tokens: ~7,123 of 200,000"):
 // whatever was exceeded, the window was not.
 func (f *features) inputFits() bool {
+	if !countOfCount(f.norm) {
+		return false
+	}
 	ws := f.fields()
 	for i, w := range ws {
 		if w != "input" && w != "prompt" {
@@ -543,11 +547,14 @@ func (f *features) credentials() bool {
 func (f *features) noModel() bool { return f.any(kModel) && f.any(kNotFound) }
 
 // empty: the provider answered with nothing: "no output", "none were returned", "response is
-// empty", "without sending any chunks".
+// empty", "without sending any chunks". A reply that could not be parsed came, so it is not
+// empty.
 func (f *features) empty() bool {
-	if f.unparsable() {
-		return false
-	}
+	return f.emptyWords() && !f.unparsable()
+}
+
+// emptyWords: the words of an answer that held nothing, whatever else the text says.
+func (f *features) emptyWords() bool {
 	return f.any(kEmpty) || f.stem("empty") && f.word("none") ||
 		f.word("missing") && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
 		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空", "内容为空", "回复为空")
@@ -575,7 +582,7 @@ func (f *features) providerFault() bool {
 // servingGone: the serving side has nothing left to run the request on: "No more data centers
 // to forward the request to", "no servers available", "no available workers".
 func (f *features) servingGone() bool {
-	return f.word("no") && f.followed([]string{"no"}, 3,
+	return f.any(kNegation) && f.word("no") && f.followed([]string{"no"}, 3,
 		[]string{"center", "centers", "datacenters", "servers", "workers", "replicas", "gpus", "instances", "backends", "nodes"}, nil)
 }
 
@@ -586,6 +593,9 @@ func (f *features) quotaResets() bool { return f.word("reset", "resets") && f.an
 // modelGaveNothing: the model (or the agent) is said to have given no answer: "Model didn't
 // respond", "Agent produced no response", "Model did not produce a final response".
 func (f *features) modelGaveNothing() bool {
+	if !f.any(kNegation) || !f.word("model", "agent", "llm", "assistant") {
+		return false
+	}
 	ws := f.fields()
 	for i, w := range ws {
 		switch w {
@@ -614,13 +624,28 @@ func (f *features) modelGaveNothing() bool {
 // raisesOutputCap: the remedy the text asks for is a larger output cap ("Increase the
 // `max_tokens` model setting"): the reply ran out of room, the input fits.
 func (f *features) raisesOutputCap() bool {
-	return f.word("increase", "raise") && f.followed([]string{"increase", "raise"}, 3, []string{"max"}, []string{"tokens", "output", "new", "completion"})
+	return f.over&kOutput != 0 && f.word("increase", "raise") && f.followed([]string{"increase", "raise"}, 3, []string{"max"}, []string{"tokens", "output", "new", "completion"})
 }
 
 // waitedForNothing: a timer fired while waiting for a reply to begin ("idle timeout waiting for
 // SSE"): nothing had come, so nothing was cut.
 func (f *features) waitedForNothing() bool {
-	return f.timeout() && f.followed([]string{"timeout", "timed"}, 3, []string{"waiting"}, []string{"for"})
+	return f.word("waiting") && f.timeout() && f.followed([]string{"timeout", "timed"}, 3, []string{"waiting"}, []string{"for"})
+}
+
+// countOfCount reports whether norm holds a number, "of", and a number ("7123 of 200000").
+func countOfCount(norm string) bool {
+	for i := 0; ; {
+		j := strings.Index(norm[i:], " of ")
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i > 0 && isDigit(rune(norm[i-1])) && i+4 < len(norm) && isDigit(rune(norm[i+4])) {
+			return true
+		}
+		i += 4
+	}
 }
 
 // invalid: the request itself is malformed.

@@ -125,7 +125,7 @@ var lexicon = map[kind][]string{
 	kLimitZero: {"limit 0", "limit value 0"}, // Google's quota_limit_value "0" too
 	kFree:      {"free*"},
 	kTier:      {"tier*"},
-	kNegation:  {"doesn t", "not", "no"},
+	kNegation:  {"doesn t", "didn t", "not", "no", "never"},
 	kBilling: {"billing*", "arrear*", "overdue*", "credit*", "insufficient quota", "insufficient balance",
 		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
 
@@ -164,8 +164,8 @@ var lexicon = map[kind][]string{
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
 		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant",
 		"invalid signature", "signature mismatch", "signature does not match"},
-	kAccount:       {"account"},
-	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*"},
+	kAccount:       {"account", "access"},
+	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*", "terminated", "revoked"},
 	kModel:         {"model*", "endpoint*", "deployment*", "requested entity"},
 	kNotFound: {"not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
 		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model",
