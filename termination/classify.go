@@ -222,6 +222,9 @@ func providerEvidence(a *APIError) Classification {
 		status = n // a gateway's 502 whose body says only "Bad Request": the upstream's status
 	}
 	f := readFeatures(a, &b)
+	if status == 0 {
+		status = classStatus(&f) // "Error type: NotFoundError": the class an SDK names for a status
+	}
 	printed := printedStop(a.Body, a.Message)
 	c := Classification{Provider: a.Provider, RetryAfter: cmp.Or(a.RetryAfter, b.RetryAfter)}
 	if c.RetryAfter == 0 {
@@ -267,7 +270,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(Cancelled)
 	case f.noModel():
 		return say(InvalidRequest) // the text names the failure, whatever the status
-	case f.over&kState != 0 || f.servingGone():
+	case (f.over&kState != 0 || f.servingGone()) && !rateCode(a, &b):
 		return say(ProviderError) // "429 … The engine is currently overloaded": the serving side's state, whatever the status
 	case f.modelGaveNothing() && !f.timeout():
 		return say(EmptyResponse) // "502 Agent produced no response": the text names the failure
@@ -323,6 +326,33 @@ func providerEvidence(a *APIError) Classification {
 	return say(Unknown)
 }
 
+// rateCode reports whether the error's own code or type names a rate limit
+// ("RATE_LIMITED", "rate_limit_error"): typed evidence the serving side's state does not beat.
+func rateCode(a *APIError, b *ErrorBody) bool {
+	for _, c := range [...]string{a.Code, a.Type, b.Code, b.Type} {
+		if strings.Contains(strings.ToLower(c), "rate") {
+			return true
+		}
+	}
+	return false
+}
+
+// classStatus is the status an SDK's exception class, named in the text, stands for
+// (NotFoundError is the 404 of the OpenAI SDKs and LiteLLM); zero when it names none.
+func classStatus(f *features) int {
+	switch {
+	case !f.word("error"):
+		return 0
+	case f.word("not found error"):
+		return 404
+	case f.word("bad request error"):
+		return 400
+	case f.word("unprocessable entity error"):
+		return 422
+	}
+	return 0
+}
+
 // lastAttempt returns the last exception a retry wrapper reports ("RetryError: Deadline of
 // 60.0s exceeded while calling target function, last exception: …"); ok is false when there is
 // none.
@@ -375,7 +405,7 @@ func printedStop(texts ...string) Category {
 			continue
 		}
 		lower := strings.ToLower(t)
-		for _, key := range []string{"finish_reason", "finishreason", "stop_reason", "stopreason", "finished due to", "stopped due to"} {
+		for _, key := range []string{"finish_reason", "finishreason", "finish reason", "stop_reason", "stopreason", "stop reason", "finished due to", "stopped due to"} {
 			i := strings.Index(lower, key)
 			if i < 0 {
 				continue

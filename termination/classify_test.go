@@ -347,6 +347,21 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a deadline parameter below its minimum", "google", 0, `Deadline 2s is too short. Minimum allowed deadline is 10s.`, InvalidRequest},
 		{"a resolver that timed out is a lookup failure", "", 0, `UnknownHostException: failed to resolve 'api.example.com': DNS query timed out after 5000 ms`, NetworkError},
 		{"no usable output", "", 0, `The provider ended the reply before returning usable output.`, EmptyResponse},
+		// Sixth held-out batch's misses.
+		{"high demand is the serving side's load", "", 0, `We are experiencing high demand right now. Please try again soon.`, ProviderError},
+		{"high demand under a rate limit's code", "acme", 429, `{"error":{"message":"High demand: your request exceeds the usage allowed at peak.","code":"RATE_LIMITED"}}`, RateLimited},
+		{"the caller blocked at the door", "acme", 403, `Sorry, you have been blocked. You are unable to access this site. The action you performed triggered the security solution.`, AuthFailed},
+		{"only supports", "", 0, `Failed to configure: this provider only supports chat models, found: embed-1.`, InvalidRequest},
+		{"guessed causes are no evidence", "", 0, `The model returned an empty response. This usually means the model is overloaded or the key lacks credits.`, EmptyResponse},
+		{"a response that was empty", "", 0, `Response from the model was empty.`, EmptyResponse},
+		{"an exception class named in the text", "", 0, `An unexpected error happened. Error type: NotFoundError`, InvalidRequest},
+		{"a request format wrong, in Chinese", "hunyuan", 0, `{"error":{"message":"请求参数错误","code":"4001"}}`, InvalidRequest},
+		{"an API that returned no data", "", 0, `The API doesn't return any data.`, EmptyResponse},
+		{"FastAPI's detail in a message", "", 0, `Exception on attempt 1: {"detail":"Not Found"}`, InvalidRequest},
+		{"an error processing the request", "", 0, `Error in processing query`, ProviderError},
+		{"an error processing an invalid request", "", 0, `Error processing request: invalid parameter 'n'`, InvalidRequest},
+		{"a remedy of raising the output cap", "", 0, `The generation was not completed. Try increasing the max_tokens.`, OutputTruncated},
+		{"a finish reason printed with a space", "", 0, `Unsuccessful Finish Reason: SAFETY`, ContentRefusal},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -697,7 +697,8 @@ func (o *errorObject) envelope() bool {
 	if o.Error != nil || o.ErrorText != "" || o.HasGeneration {
 		return true
 	}
-	return o.Message != "" && (o.Type != "" || o.Code != "" || o.StatusCode != "" || o.Param != "" || o.Object == "error")
+	return o.Message != "" && (o.Type != "" || o.Code != "" || o.StatusCode != "" || o.Param != "" || o.Object == "error") ||
+		o.Message == "" && o.Detail != "" && o.Type == "" && o.Code == "" // FastAPI's {"detail": "Not Found"}
 }
 
 // withEventType returns e with the exception type an AWS event stream's headers give, where

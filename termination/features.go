@@ -498,7 +498,7 @@ func (f *features) barred() bool {
 // unparsable: a reply came and could not be parsed ("could not parse the response"): something
 // came, so it was not empty.
 func (f *features) unparsable() bool {
-	return f.word("could not parse", "couldn t parse", "failed to parse", "unable to parse")
+	return f.word("could not parse", "couldn t parse", "failed to parse", "unable to parse", "did not match", "does not match")
 }
 
 // inputFits: a count of the input stated under its cap ("Input tokens: ~7,123 of 200,000"):
@@ -555,7 +555,7 @@ func (f *features) empty() bool {
 
 // emptyWords: the words of an answer that held nothing, whatever else the text says.
 func (f *features) emptyWords() bool {
-	return f.any(kEmpty) || f.stem("empty") && f.word("none") ||
+	return f.any(kEmpty) || f.word("empty") && f.followed([]string{"response", "reply", "output", "answer", "completion"}, 4, []string{"was", "is"}, []string{"empty"}) || // "Response from model was empty" f.stem("empty") && f.word("none") ||
 		f.word("missing") && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
 		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空", "内容为空", "回复为空")
 }
@@ -575,7 +575,7 @@ func (f *features) truncated() bool {
 // providerFault: the provider failed on its side, or the process serving the model
 // terminated ("llama runner process has terminated: exit status 1").
 func (f *features) providerFault() bool {
-	return f.any(kFault) || f.any(kResource|kState) || f.over&kProcess != 0 && f.any(kProcessEnd) ||
+	return f.any(kFault) || f.word("error processing", "error in processing", "error while processing") && !f.invalid() || f.any(kResource|kState) || f.over&kProcess != 0 && f.any(kProcessEnd) ||
 		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用")
 }
 
@@ -624,7 +624,7 @@ func (f *features) modelGaveNothing() bool {
 // raisesOutputCap: the remedy the text asks for is a larger output cap ("Increase the
 // `max_tokens` model setting"): the reply ran out of room, the input fits.
 func (f *features) raisesOutputCap() bool {
-	return f.over&kOutput != 0 && f.word("increase", "raise") && f.followed([]string{"increase", "raise"}, 3, []string{"max"}, []string{"tokens", "output", "new", "completion"})
+	return f.over&kOutput != 0 && f.word("increase", "raise", "increasing", "raising") && f.followed([]string{"increase", "raise", "increasing", "raising"}, 3, []string{"max"}, []string{"tokens", "output", "new", "completion"})
 }
 
 // waitedForNothing: a timer fired while waiting for a reply to begin ("idle timeout waiting for
@@ -648,5 +648,8 @@ func countOfCount(norm string) bool {
 	}
 }
 
-// invalid: the request itself is malformed.
-func (f *features) invalid() bool { return f.any(kInvalid) }
+// invalid: the request itself is malformed, in English or Chinese ("请求格式有误", the request's
+// format is wrong).
+func (f *features) invalid() bool {
+	return f.any(kInvalid) || f.nonASCII && f.contains("格式有误", "格式错误", "参数错误", "参数有误", "参数无效", "无效参数", "非法参数")
+}

@@ -164,9 +164,10 @@ var lexicon = map[kind][]string{
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
 		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant",
 		"invalid signature", "signature mismatch", "signature does not match"},
-	kAccount:       {"account", "access"},
-	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*", "terminated", "revoked"},
-	kModel:         {"model*", "endpoint*", "deployment*", "requested entity"},
+	kAccount: {"account", "access"},
+	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*", "terminated", "revoked",
+		"been blocked", "been banned"}, // "Sorry, you have been blocked … unable to access": the caller, not the content
+	kModel: {"model*", "endpoint*", "deployment*", "requested entity"},
 	kNotFound: {"not found", "does not exist", "doesn t exist", "no such", "unknown model", "invalid model",
 		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model",
 		// no model chosen at all: "No chat model selected"
@@ -180,19 +181,21 @@ var lexicon = map[kind][]string{
 		"currently loading", "not ready", "failed to load", "error loading", "unable to process"},
 	kInvalid: {"invalid*", "malformed*", "unsupported*", "validat*", "unprocessabl*", "unrecogni*", "incorrect*",
 		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
-		"missing", "unknown parameter", "alternat*", "too short"},
+		"missing", "unknown parameter", "alternat*", "too short", "only supports", "only support"},
 	kEOF:    {"eof"},
 	kSchema: {"validation error", "validation errors", "json invalid"},
 	// A hedge opens a guess: "to see if the prompt was blocked", "you may need to load the
 	// model with a larger context length". The words after it (see [hedgeWords]) report nothing.
-	kHedge: {"if", "whether", "might", "may need", "may be", "may have"},
+	kHedge: {"if", "whether", "might", "may need", "may be", "may have",
+		// a list of guessed causes: "This usually means the model is overloaded, the context is too large"
+		"usually means", "often means", "can mean", "could be", "possible cause", "possible causes", "likely cause"},
 
 	kBelow:     {"less than", "fewer than", "at most", "no more than", "no longer than"},
 	kTruncWord: {"truncat*", "incomplete"},
 	kReply:     {"response*", "reply", "replies", "answer*", "completion*"},
 	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
 	kCarried:   {"content", "text", "parts", "part", "candidates", "choices"},
-	kState: {"overloaded", "model busy", "model is busy", "service busy", "service is busy", "system busy",
+	kState: {"high traffic", "high demand", "heavy load", "high load", "overloaded", "model busy", "model is busy", "service busy", "service is busy", "system busy",
 		"system is busy", "engine busy", "engine is busy", "degraded", "out of capacity", "capacity exceeded", "failed to load", "error loading",
 		"engine dead", "while running the model", "currently loading", "not ready", "temporarily unavailable",
 		"server is busy"},
@@ -208,9 +211,10 @@ func emptyPhrases() []string {
 		"at least one candidate", "at least one choice", "at least one completion", // "Expected at least one candidate"
 		"returned empty", "returned an empty", "no generations", "no completions", "no outputs"}
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
+		"does not return", "doesn t return",
 		"did not provide", "didn t provide",
 		"didn t manage to produce", "did not manage to produce", "failed to produce"} {
-		for _, n := range []string{"a reply", "a response", "an answer", "a completion", "any output", "any content",
+		for _, n := range []string{"a reply", "a response", "an answer", "a completion", "any output", "any content", "any data",
 			"any assistant message", "any assistant messages"} {
 			out = append(out, v+" "+n)
 		}
