@@ -362,6 +362,8 @@ func TestClassifyHardCases(t *testing.T) {
 		{"an error processing an invalid request", "", 0, `Error processing request: invalid parameter 'n'`, InvalidRequest},
 		{"a remedy of raising the output cap", "", 0, `The generation was not completed. Try increasing the max_tokens.`, OutputTruncated},
 		{"a finish reason printed with a space", "", 0, `Unsuccessful Finish Reason: SAFETY`, ContentRefusal},
+		{"a content block missing its text", "", 0, `failed: missing text in the content block`, EmptyResponse},
+		{"a request's empty content block", "anthropic", 400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.0: text content blocks must be non-empty"}}`, InvalidRequest},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

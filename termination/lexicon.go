@@ -192,7 +192,7 @@ var lexicon = map[kind][]string{
 
 	kBelow:     {"less than", "fewer than", "at most", "no more than", "no longer than"},
 	kTruncWord: {"truncat*", "incomplete"},
-	kReply:     {"response*", "reply", "replies", "answer*", "completion*"},
+	kReply:     {"response*", "reply", "replies", "answer*", "completion*", "content block"},
 	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
 	kCarried:   {"content", "text", "parts", "part", "candidates", "choices"},
 	kState: {"high traffic", "high demand", "heavy load", "high load", "overloaded", "model busy", "model is busy", "service busy", "service is busy", "system busy",
