@@ -383,6 +383,8 @@ func TestRetryAfter(t *testing.T) {
 		`{"error":{"message":"Provider returned error","metadata":{"raw":"{\"error\":{\"message\":\"try again in 2s\"}}"}}}`: 2 * time.Second,
 		`{"error":{"message":"try again in 9999999h"}}`:                                                                      0,
 		`{"error":{"message":"slow down"}}`:                                                                                  0,
+		`{"error":{"message":"Connection reset after 30 seconds of inactivity"}}`:                                            0,
+		`{"error":{"message":"Your quota will reset after 2h30m."}}`:                                                         150 * time.Minute,
 	} {
 		if got := Classify(ParseErrorBody("p", 429, body)).RetryAfter; got != want {
 			t.Errorf("%s: RetryAfter %v, want %v", body, got, want)

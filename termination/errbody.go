@@ -836,7 +836,7 @@ func retryAfterIn(msg string) time.Duration {
 	}
 	lower := strings.ToLower(msg)
 	for _, lead := range [...]string{"try again in ", "retry in ", "retry after ", "retry-after: ", "retrydelay\":\"",
-		"reset after ", "resets after ", "reset in ", "resets in "} {
+		"will reset after ", "will reset in ", "resets after ", "resets in "} { // a quota's reset, not "connection reset after 30s"
 		i := strings.Index(lower, lead)
 		if i < 0 {
 			continue
