@@ -263,6 +263,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed) // "403 Access terminated. Review our Community Guidelines": the account, not this content
 	case f.filter() || (!b.object && bodyRefusal(a.Body)) || printed == ContentRefusal:
 		return say(ContentRefusal)
+	case status < 400 && !b.object && bodyStop(a.Body) == OutputTruncated:
+		return say(OutputTruncated) // a reply with no text whose own finish is MAX_TOKENS ran out of room
 	case status < 400 && !b.object && emptyReply(a.Body):
 		return say(EmptyResponse)
 	case f.abort() && (status < 400 || status >= 499 || status == 408 || f.callerLeft()):
@@ -326,11 +328,12 @@ func providerEvidence(a *APIError) Classification {
 	return say(Unknown)
 }
 
-// rateCode reports whether the error's own code or type names a rate limit
-// ("RATE_LIMITED", "rate_limit_error"): typed evidence the serving side's state does not beat.
+// rateCode reports whether the error's own code or type names a rate limit or an invalid
+// request ("RATE_LIMITED", "InvalidEndpoint.ClosedEndpoint"): typed evidence the serving
+// side's state in the prose does not beat.
 func rateCode(a *APIError, b *ErrorBody) bool {
 	for _, c := range [...]string{a.Code, a.Type, b.Code, b.Type} {
-		if strings.Contains(strings.ToLower(c), "rate") {
+		if c := strings.ToLower(c); strings.Contains(c, "rate") || strings.Contains(c, "invalid") {
 			return true
 		}
 	}
@@ -383,16 +386,22 @@ var typeStatus = map[string]int{
 
 // bodyRefusal reports whether the body is a response whose own stop metadata says the
 // provider refused (a Gemini promptFeedback.blockReason in a 200).
-func bodyRefusal(body string) bool {
+func bodyRefusal(body string) bool { return bodyStop(body) == ContentRefusal }
+
+// bodyStop is what the body's own stop metadata says, when it is a response that carries one;
+// "" otherwise.
+func bodyStop(body string) Category {
 	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
-		return false
+		return ""
 	}
 	var v any
 	if json.Unmarshal([]byte(body), &v) != nil {
-		return false
+		return ""
 	}
-	c, ok := ClassifyStop("", v)
-	return ok && c.Category == ContentRefusal
+	if c, ok := ClassifyStop("", v); ok {
+		return c.Category
+	}
+	return ""
 }
 
 // printedStop is what a stop token printed in text means: a response rendered as protobuf text
@@ -438,14 +447,14 @@ func emptyReply(body string) bool {
 		return false
 	}
 	var r struct {
-		Choices    []replyMessage `json:"choices"`
-		Message    *replyMessage  `json:"message"`
-		Object     string         `json:"object"`
-		Response   *string        `json:"response"`
-		Text       *string        `json:"text"`
-		Done       bool           `json:"done"`
-		Type       string         `json:"type"`
-		Content    []any          `json:"content"`
+		Choices    *[]replyMessage `json:"choices"`
+		Message    *replyMessage   `json:"message"`
+		Object     string          `json:"object"`
+		Response   *string         `json:"response"`
+		Text       *string         `json:"text"`
+		Done       bool            `json:"done"`
+		Type       string          `json:"type"`
+		Content    []any           `json:"content"`
 		Candidates []struct {
 			Content struct {
 				Parts []any `json:"parts"`
@@ -458,8 +467,10 @@ func emptyReply(body string) bool {
 	switch {
 	case strings.HasSuffix(r.Object, ".chunk"):
 		return false // one chunk of a stream, not the finished reply
-	case len(r.Choices) > 0:
-		for _, c := range r.Choices {
+	case r.Choices != nil && len(*r.Choices) == 0:
+		return true // "choices": [] and nothing else: no answer at all
+	case r.Choices != nil:
+		for _, c := range *r.Choices {
 			if !c.empty() {
 				return false
 			}
@@ -535,7 +546,7 @@ func statusInText(msg string) int {
 			return n // HTTP/1.1 502
 		}
 		switch prev {
-		case "status", "code", "error", "http":
+		case "status", "code", "error", "http", "rejected", "returned", "failed":
 			return n
 		}
 		if i+2 < len(ws) && ws[i+1] == "<" && (ws[i+2] == "doctype" || ws[i+2] == "html") {

@@ -363,6 +363,15 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a remedy of raising the output cap", "", 0, `The generation was not completed. Try increasing the max_tokens.`, OutputTruncated},
 		{"a finish reason printed with a space", "", 0, `Unsuccessful Finish Reason: SAFETY`, ContentRefusal},
 		{"a content block missing its text", "", 0, `failed: missing text in the content block`, EmptyResponse},
+		// Seventh held-out batch's misses.
+		{"a timing breakdown naming name resolution is no lookup failure", "google", 0, `Error: 4 DEADLINE_EXCEEDED: Deadline exceeded after 10.000s,name resolution: 0.100s`, Timeout},
+		{"a disabled organization", "", 0, `This organization has been disabled`, AuthFailed},
+		{"a token without the scope it needs", "", 0, `token does not meet scope requirement user:inference`, AuthFailed},
+		{"a status after rejected", "", 0, `Request rejected (429)`, RateLimited},
+		{"an invalid code beats the prose's state", "ark", 400, `{"error":{"code":"InvalidEndpoint.Closed","message":"The endpoint is closed or temporarily unavailable."}}`, InvalidRequest},
+		{"a stream broken by a broken pipe", "", 0, `Token streaming was interrupted! [Errno 32] Broken pipe`, StreamCut},
+		{"a reply with choices and none in it", "azure-openai", 200, `{"choices":[],"id":"","object":"","prompt_filter_results":[{"prompt_index":0}]}`, EmptyResponse},
+		{"a reply with no text whose finish is the cap", "google", 200, `{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS"}]}`, OutputTruncated},
 		{"a request's empty content block", "anthropic", 400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.0: text content blocks must be non-empty"}}`, InvalidRequest},
 	}
 	for _, tc := range tests {

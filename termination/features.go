@@ -454,7 +454,8 @@ func (f *features) timeout() bool {
 // nameLookup: the host's name could not be resolved; a resolver that timed out is a lookup
 // failure, not a deadline of the request.
 func (f *features) nameLookup() bool {
-	return f.word("unknown host", "no such host", "failed to resolve", "name resolution", "resolve host") || f.stem("dns")
+	return f.word("unknown host", "no such host", "failed to resolve", "could not resolve", "couldn t resolve",
+		"failure in name resolution", "name resolution failed") || f.stem("dns")
 }
 
 // callerLeft: the requester, the client side of the connection, went away: "Client connection

@@ -131,7 +131,7 @@ var lexicon = map[kind][]string{
 
 	kRecursion:  {"recursion limit"},
 	kAbort:      {"abort*", "cancel*", "interrupt*", "client closed request"},
-	kConnection: {"connect*", "econn*", "socket*", "deadline*"},
+	kConnection: {"connect*", "econn*", "socket*", "deadline*", "broken pipe", "epipe*"},
 
 	kProcess:    {"exit status", "exit code", "process", "processes", "runner", "engine"},
 	kProcessEnd: {"terminated", "exited", "exit status", "exit code", "killed", "died", "dead", "crashed"},
@@ -144,7 +144,7 @@ var lexicon = map[kind][]string{
 		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving"},
 	kEnded:       {"stream ended", "response ended", "body ended"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
-	kStreamBreak: {"connect*", "partial*", "eof", "reset"},
+	kStreamBreak: {"connect*", "partial*", "eof", "reset", "broken pipe"},
 
 	kTimeout: {"timeout*", "etimedout*", "timedout*", "timed out", "time out", "deadline exceeded", "deadline",
 		"took too long", "took longer", "respond within", "respond in time", "responded within"},
@@ -163,8 +163,9 @@ var lexicon = map[kind][]string{
 	kCredentials: {"unauthori*", "unauthenticat*", "authenticat*", "forbidden*", "credential*", "apikey*", "oauth*",
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
 		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant",
-		"invalid signature", "signature mismatch", "signature does not match"},
-	kAccount: {"account", "access"},
+		"invalid signature", "signature mismatch", "signature does not match",
+		"scope requirement", "insufficient scope", "required scope", "missing scope"},
+	kAccount: {"account", "access", "organization", "organisation"},
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*", "terminated", "revoked",
 		"been blocked", "been banned"}, // "Sorry, you have been blocked … unable to access": the caller, not the content
 	kModel: {"model*", "endpoint*", "deployment*", "requested entity"},
