@@ -68,6 +68,8 @@ var stopTokens = map[string]stopClass{
 	"finished": classCompleted, "succeeded": classCompleted,
 	// ERNIE's (Qianfan's) normal: the text is the model's own, neither cut nor replaced.
 	"normal": classCompleted,
+	// YandexGPT's ALTERNATIVE_STATUS_FINAL (read without its type's prefix).
+	"final": classCompleted,
 	// Ollama's load and unload answer a request that asked only to load or unload the model.
 	"load": classCompleted, "unload": classCompleted,
 
@@ -81,6 +83,7 @@ var stopTokens = map[string]stopClass{
 	"spii": refusalGoogle, "image safety": refusalGoogle, "image prohibited content": refusalGoogle,
 	"image recitation": refusalGoogle, "error toxic": refusalCohere, "sensitive": classRefusal,
 	"model armor": classRefusal, // Vertex: blocked by Model Armor
+	"blacklist":   classRefusal, // GigaChat: its censor withheld the answer
 
 	// Truncation against the output cap: length (OpenAI, Ollama, vLLM), max tokens (Anthropic,
 	// Bedrock, Gemini, Cohere), model length (Mistral), max output tokens (Responses), limit
@@ -176,10 +179,14 @@ func stopMeaning(words string) stopClass {
 	if c, ok := stopTokens[words]; ok {
 		return c
 	}
-	if rest, ok := strings.CutPrefix(words, "reason "); ok {
-		// An enum spelled with its type's prefix: xAI's REASON_STOP, REASON_TOOL_CALLS.
-		if c, ok := stopTokens[rest]; ok {
-			return c
+	for _, prefix := range [...]string{"reason ", "alternative status "} {
+		// An enum spelled with its type's prefix: xAI's REASON_STOP, REASON_TOOL_CALLS,
+		// YandexGPT's ALTERNATIVE_STATUS_FINAL, ALTERNATIVE_STATUS_TRUNCATED_FINAL.
+		if rest, ok := strings.CutPrefix(words, prefix); ok {
+			if c, ok := stopTokens[rest]; ok {
+				return c
+			}
+			return stopWords(rest)
 		}
 	}
 	return stopWords(words)
@@ -219,7 +226,11 @@ var terminalStatus = map[string]bool{
 
 // notStopped are the tokens that say the generation has not stopped yet (watsonx's
 // not_finished, a stream's in-progress status): no stop token at all.
-var notStopped = map[string]bool{"not finished": true, "in progress": true, "unfinished": true}
+var notStopped = map[string]bool{
+	"not finished": true, "in progress": true, "unfinished": true,
+	"null":                       true, // DashScope writes a stream event's unfinished reason as the string "null"
+	"alternative status partial": true, // YandexGPT's alternative still being generated
+}
 
 // stopGuardrailKey is the Bedrock InvokeModel body and LangChain kwargs key whose value
 // INTERVENED says a guardrail blocked the answer.
@@ -328,6 +339,13 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 	if end, ok := m["is_end"].(bool); ok && !end {
 		return // an ERNIE stream event that is not the last: the answer goes on
 	}
+	if key == "" && depth == 0 {
+		// A stream's error event (Anthropic's {"type":"error"}, OpenAI's {"error":{…}} alone):
+		// the stream ended on that error, read as an error.
+		if _, isErr := m["error"].(map[string]any); isErr && (m["type"] == "error" || len(m) == 1) {
+			s.failure(m)
+		}
+	}
 	var buf [16]stopKey
 	keys := buf[:0]
 	// A response, the payload itself when it is an API object (a polled job's {id, status}),
@@ -388,6 +406,11 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 				s.add(strings.ToLower(t), refusalGoogle)
 			} else if _, ok := v.(float64); ok {
 				s.add("block_reason", refusalGoogle)
+			}
+		case k == "status" && key == "alternatives":
+			// A YandexGPT alternative's status: ALTERNATIVE_STATUS_FINAL and its kin.
+			if st, _ := v.(string); strings.HasPrefix(st, "ALTERNATIVE_STATUS_") {
+				s.token(st)
 			}
 		case k == "status" && responseLike:
 			if st, _ := v.(string); terminalStatus[strings.ToLower(st)] {
