@@ -226,6 +226,10 @@ func providerEvidence(a *APIError) Classification {
 		status = classStatus(&f) // "Error type: NotFoundError": the class an SDK names for a status
 	}
 	printed := printedStop(a.Body, a.Message)
+	var bstop Category // what a reply's own stop metadata says (a Gemini block, a MAX_TOKENS finish)
+	if !b.object {
+		bstop = bodyStop(a.Body)
+	}
 	c := Classification{Provider: a.Provider, RetryAfter: cmp.Or(a.RetryAfter, b.RetryAfter)}
 	if c.RetryAfter == 0 {
 		c.RetryAfter = retryAfterIn(a.Message) // "Try again in 60 seconds" in an SDK's message
@@ -261,9 +265,9 @@ func providerEvidence(a *APIError) Classification {
 		return say(ContextOverflow)
 	case f.barred() || f.credentialsRejected():
 		return say(AuthFailed) // "403 Access terminated. Review our Community Guidelines": the account, not this content
-	case f.filter() || (!b.object && bodyRefusal(a.Body)) || printed == ContentRefusal:
+	case f.filter() || bstop == ContentRefusal || printed == ContentRefusal:
 		return say(ContentRefusal)
-	case status < 400 && !b.object && bodyStop(a.Body) == OutputTruncated:
+	case status < 400 && bstop == OutputTruncated:
 		return say(OutputTruncated) // a reply with no text whose own finish is MAX_TOKENS ran out of room
 	case status < 400 && !b.object && emptyReply(a.Body):
 		return say(EmptyResponse)
@@ -383,10 +387,6 @@ var typeStatus = map[string]int{
 	"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500, "authentication_error": 401,
 	"permission_error": 403, "not_found_error": 404, "request_too_large": 413, "timeout_error": 504,
 }
-
-// bodyRefusal reports whether the body is a response whose own stop metadata says the
-// provider refused (a Gemini promptFeedback.blockReason in a 200).
-func bodyRefusal(body string) bool { return bodyStop(body) == ContentRefusal }
 
 // bodyStop is what the body's own stop metadata says, when it is a response that carries one;
 // "" otherwise.
