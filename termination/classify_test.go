@@ -354,6 +354,7 @@ func TestClassifyHardCases(t *testing.T) {
 		{"only supports", "", 0, `Failed to configure: this provider only supports chat models, found: embed-1.`, InvalidRequest},
 		{"guessed causes are no evidence", "", 0, `The model returned an empty response. This usually means the model is overloaded or the key lacks credits.`, EmptyResponse},
 		{"a response that was empty", "", 0, `Response from the model was empty.`, EmptyResponse},
+		{"empty and none", "", 0, `Returned candidates: none (empty).`, EmptyResponse},
 		{"an exception class named in the text", "", 0, `An unexpected error happened. Error type: NotFoundError`, InvalidRequest},
 		{"a request format wrong, in Chinese", "hunyuan", 0, `{"error":{"message":"请求参数错误","code":"4001"}}`, InvalidRequest},
 		{"an API that returned no data", "", 0, `The API doesn't return any data.`, EmptyResponse},

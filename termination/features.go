@@ -556,7 +556,9 @@ func (f *features) empty() bool {
 
 // emptyWords: the words of an answer that held nothing, whatever else the text says.
 func (f *features) emptyWords() bool {
-	return f.any(kEmpty) || f.word("empty") && f.followed([]string{"response", "reply", "output", "answer", "completion"}, 4, []string{"was", "is"}, []string{"empty"}) || // "Response from model was empty" f.stem("empty") && f.word("none") ||
+	return f.any(kEmpty) || f.stem("empty") && f.word("none") ||
+		// "Response from model was empty": the reply named, then within a few words that it was empty
+		f.word("empty") && f.followed([]string{"response", "reply", "output", "answer", "completion"}, 4, []string{"was", "is"}, []string{"empty"}) ||
 		f.word("missing") && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
 		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空", "内容为空", "回复为空")
 }
