@@ -276,7 +276,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(Cancelled)
 	case f.noModel():
 		return say(InvalidRequest) // the text names the failure, whatever the status
-	case (f.over&kState != 0 || f.servingGone()) && !rateCode(a, &b):
+	case (f.over&kState != 0 || f.servingGone()) && !codeBeatsState(a, &b):
 		return say(ProviderError) // "429 … The engine is currently overloaded": the serving side's state, whatever the status
 	case f.modelGaveNothing() && !f.timeout():
 		return say(EmptyResponse) // "502 Agent produced no response": the text names the failure
@@ -332,10 +332,10 @@ func providerEvidence(a *APIError) Classification {
 	return say(Unknown)
 }
 
-// rateCode reports whether the error's own code or type names a rate limit or an invalid
+// codeBeatsState reports whether the error's own code or type names a rate limit or an invalid
 // request ("RATE_LIMITED", "InvalidEndpoint.ClosedEndpoint"): typed evidence the serving
 // side's state in the prose does not beat.
-func rateCode(a *APIError, b *ErrorBody) bool {
+func codeBeatsState(a *APIError, b *ErrorBody) bool {
 	for _, c := range [...]string{a.Code, a.Type, b.Code, b.Type} {
 		if c := strings.ToLower(c); strings.Contains(c, "rate") || strings.Contains(c, "invalid") {
 			return true

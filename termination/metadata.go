@@ -364,8 +364,8 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		case "completed_at", "error", "output":
 			responseLike = true
 		}
-		if on, _ := v.(bool); on && stopFlags[k] != "" {
-			s.token(stopFlags[k]) // Gemini Live's turnComplete, ERNIE's is_truncated
+		if on, _ := v.(bool); on && stopFlag(key, k) != "" {
+			s.token(stopFlag(key, k)) // Gemini Live's turnComplete, ERNIE's is_truncated
 			continue
 		}
 		rank, ordered := stopKeyRank[k]
@@ -461,10 +461,21 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 	}
 }
 
-// stopFlags are the boolean keys whose true value is a stop, with the token it is.
-var stopFlags = map[string]string{
-	"turnComplete": "completed", "generationComplete": "completed", "interrupted": "interrupted",
-	"is_truncated": "truncated",
+// stopFlag is the token a boolean key stands for when it is true, in an object under parent:
+// Gemini Live's serverContent flags (elsewhere "interrupted" is a tool result's, not the
+// turn's) and ERNIE's is_truncated. "" when the key is no stop flag there.
+func stopFlag(parent, k string) string {
+	switch {
+	case k == "is_truncated":
+		return "truncated"
+	case parent != "serverContent":
+		return ""
+	case k == "turnComplete", k == "generationComplete":
+		return "completed"
+	case k == "interrupted":
+		return "interrupted"
+	}
+	return ""
 }
 
 // onlyMasked reports whether a Bedrock guardrail trace shows actions and every one of them only

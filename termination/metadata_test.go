@@ -339,6 +339,7 @@ func TestClassifyStop(t *testing.T) {
 			want: Classification{Category: Completed, Detail: "completed"}, ok: true},
 		{name: "Gemini Live interrupted", fragment: `{"serverContent":{"interrupted":true}}`,
 			want: Classification{Category: Cancelled, Detail: "interrupted"}, ok: true, interesting: true},
+		{name: "an interrupted flag outside serverContent is no stop", fragment: `{"toolUseResult":{"interrupted":true,"stdout":""}}`},
 		{name: "Gemini Live flags false are no stop", fragment: `{"serverContent":{"turnComplete":false,"modelTurn":{"parts":[{"text":"Hel"}]}}}`},
 		{name: "an enum with its type's prefix", fragment: `{"outputs":[{"finish_reason":"REASON_MAX_CONTEXT"}]}`,
 			want: Classification{Category: ContextOverflow, Detail: "reason_max_context"}, ok: true, interesting: true},
