@@ -337,7 +337,11 @@ func providerEvidence(a *APIError) Classification {
 // side's state in the prose does not beat.
 func codeBeatsState(a *APIError, b *ErrorBody) bool {
 	for _, c := range [...]string{a.Code, a.Type, b.Code, b.Type} {
-		if c := strings.ToLower(c); strings.Contains(c, "rate") || strings.Contains(c, "invalid") {
+		c = strings.ToLower(c)
+		if c == "invalid_request_error" {
+			continue // OpenAI's and Anthropic's type for every 4xx: a class, not what failed
+		}
+		if strings.Contains(c, "rate") || strings.Contains(c, "invalid") {
 			return true
 		}
 	}

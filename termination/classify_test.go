@@ -369,6 +369,7 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a disabled organization", "", 0, `This organization has been disabled`, AuthFailed},
 		{"a token without the scope it needs", "", 0, `token does not meet scope requirement user:inference`, AuthFailed},
 		{"a status after rejected", "", 0, `Request rejected (429)`, RateLimited},
+		{"the generic 4xx type does not beat the serving state", "acme", 429, `{"error":{"message":"The model is currently loading, try again later.","type":"invalid_request_error"}}`, ProviderError},
 		{"an invalid code beats the prose's state", "ark", 400, `{"error":{"code":"InvalidEndpoint.Closed","message":"The endpoint is closed or temporarily unavailable."}}`, InvalidRequest},
 		{"a stream broken by a broken pipe", "", 0, `Token streaming was interrupted! [Errno 32] Broken pipe`, StreamCut},
 		{"a reply with choices and none in it", "azure-openai", 200, `{"choices":[],"id":"","object":"","prompt_filter_results":[{"prompt_index":0}]}`, EmptyResponse},
