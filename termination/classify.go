@@ -312,6 +312,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed)
 	case f.credentials():
 		return say(AuthFailed)
+	case f.undecodable():
+		return say(Unknown) // a reply the client could not decode: its banner ("Network error:") is no evidence
 	case f.transport():
 		return say(NetworkError)
 	case f.rate():

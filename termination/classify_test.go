@@ -375,6 +375,26 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a reply with choices and none in it", "azure-openai", 200, `{"choices":[],"id":"","object":"","prompt_filter_results":[{"prompt_index":0}]}`, EmptyResponse},
 		{"a reply with no text whose finish is the cap", "google", 200, `{"candidates":[{"content":{"role":"model"},"finishReason":"MAX_TOKENS"}]}`, OutputTruncated},
 		{"a request's empty content block", "anthropic", 400, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.0: text content blocks must be non-empty"}}`, InvalidRequest},
+		// Eighth held-out batch's misses, and what each rule must leave alone.
+		{"a prompt over-long, in Chinese", "zhipu", 0, `{"code":"1261","message":"Prompt 超长"}`, ContextOverflow},
+		{"the context's length over its limit, in Chinese", "", 0, `上下文长度超过模型最大限制`, ContextOverflow},
+		{"the output's cap reached, in Chinese, is no overflow", "", 0, `已达到单次输出的 token 上限`, OutputTruncated},
+		{"a plan expired, in Chinese", "zhipu", 0, `{"code":"1309","message":"您的 GLM Coding Plan 套餐已到期,暂无法使用"}`, AuthFailed},
+		{"an API taken offline, in Chinese", "zhipu", 0, `{"code":"1221","message":"API 已下线"}`, InvalidRequest},
+		{"a plan without access to the model, in Chinese", "zhipu", 0, `{"code":"1311","message":"当前订阅套餐暂未开放该模型权限"}`, AuthFailed},
+		{"an account locked, in Chinese", "zhipu", 0, `{"code":"1112","message":"您的账户已被锁定,请联系客服解锁"}`, AuthFailed},
+		{"a parameter that must not be empty", "google", 0, `TypeError: contents must not be empty`, InvalidRequest},
+		{"a sensitive request", "huawei", 400, `Sensitive request error, please try again later!`, ContentRefusal},
+		{"case-sensitive is no filter", "acme", 400, `{"error":{"message":"Header names are case sensitive: use Authorization"}}`, InvalidRequest},
+		{"a usage quota spent", "tencent-cloudbase", 0, `{"code":"EXCEED_TOKEN_QUOTA_LIMIT","message":"Token usage exceeded quota limit."}`, AuthFailed},
+		{"a per-minute quota is a rate", "acme", 0, `Token usage exceeded the quota of 40000 tokens per minute.`, RateLimited},
+		{"Tencent Cloud's envelope", "hunyuan", 0, `{"Response":{"Error":{"Code":"AuthFailure.SignatureFailure","Message":"The provided credentials could not be validated."},"RequestId":"r1"}}`, AuthFailed},
+		{"a failed Responses event's error", "openai", 0, `{"type":"response.failed","response":{"status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached."}}}`, RateLimited},
+		{"an engine that could not load", "cortex", 0, `Model failed to start: Could not load engine llama-cpp`, ProviderError},
+		{"Go's HTTP/2 stream reset by the peer", "openai", 0, `stream error: stream ID 53; INTERNAL_ERROR; received from peer`, StreamCut},
+		{"an HTML page where JSON was expected, under a connection banner", "n8n", 0, `Unable to connect to the AI service (Unexpected token '<', "<!DOCTYPE "... is not valid JSON)`, Unknown},
+		{"a stream's bytes that are not UTF-8", "", 0, `streaming error: invalid UTF-8 in SSE stream: incomplete utf-8 byte sequence from index 996`, Unknown},
+		{"a connection refused is still the transport", "", 0, `Unable to connect to the AI service: connect ECONNREFUSED 127.0.0.1:8080`, NetworkError},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

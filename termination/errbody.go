@@ -289,7 +289,7 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 			dst = &o.Param
 		case "reason": // Google's errors[].reason
 			dst = &o.Reason
-		case "error", "data":
+		case "error", "data", "response": // response: Tencent Cloud's {"Response":{"Error":{…}}}, a failed Responses event
 			if r.peek() == '"' && key == "error" {
 				o.ErrorText = cmp.Or(o.ErrorText, strings.TrimSpace(r.str(true)))
 			} else if r.peek() != '{' {

@@ -358,8 +358,14 @@ func (f *features) requestExceedsLimit() bool {
 // ("Limit 6000, Requested 20000", "request too large").
 func (f *features) overflow(status int) bool {
 	g := f.over
+	if f.nonASCII && f.cjkOverflow() {
+		return true
+	}
 	if g&kQuantity == 0 || g&kInput != 0 && f.inputFits() {
 		return false
+	}
+	if g&kInput == 0 && f.word("quota", "quotas") {
+		return false // "Token usage exceeded quota limit": an allowance spent, not the window
 	}
 	if g&kOutput != 0 && g&kInput == 0 {
 		return false
@@ -379,6 +385,17 @@ func (f *features) overflow(status int) bool {
 	return g&kExceed != 0 && g&kLimit != 0
 }
 
+// cjkOverflow: the input said in Chinese to be too long: "Prompt 超长" (over-long), "上下文长度超过
+//限制" (the context's length exceeds the limit). The output's cap reached ("输出 … 上限") is a
+// truncation, not this.
+func (f *features) cjkOverflow() bool {
+	if f.contains("输出") {
+		return false
+	}
+	return f.contains("超长", "过长") && (f.over&kQuantity != 0 || f.contains("上下文", "输入", "提示", "文本", "长度")) ||
+		f.contains("上下文", "长度") && f.contains("超过", "超出") && f.contains("限制", "上限", "最大")
+}
+
 // filter: a provider's safety, moderation or content-policy block, in English or in the other
 // languages providers answer in. Strong words decide alone; "safety", "policy", "sensitive",
 // "blocked", "filtered", "refused" and "risk" need a word of what was judged (content, prompt,
@@ -386,6 +403,9 @@ func (f *features) overflow(status int) bool {
 func (f *features) filter() bool {
 	if f.over&kFilterStrong != 0 || f.over&kFilterSoft != 0 && f.has&kJudged != 0 {
 		return true
+	}
+	if f.over&kFilterSoft != 0 && f.word("sensitive request", "sensitive requests", "sensitive word", "sensitive words") {
+		return true // "Sensitive request error": the request was judged
 	}
 	if f.contains("richtlinie", "sicherheit") {
 		return true
@@ -407,8 +427,10 @@ func (f *features) billing(provider string, quotas []string) bool {
 	}
 	// A rate stated per minute or second is a rate limit, whatever plan it suggests buying.
 	upgrade := f.any(kUpgrade) && f.any(kPlan) && !f.any(kShortTime)
-	return perDay || upgrade || f.over&kBilling != 0 && !f.any(kShortTime) ||
-		f.nonASCII && f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足", "使用上限")
+	spent := f.word("usage") && f.word("quota") && f.over&kExceed != 0 && !f.any(kShortTime|kPerTime) // "Token usage exceeded quota limit"
+	return perDay || upgrade || spent || f.over&kBilling != 0 && !f.any(kShortTime) ||
+		f.nonASCII && (f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足", "使用上限") ||
+			f.contains("套餐", "订阅", "会员") && f.contains("到期", "过期")) // a plan or subscription that ran out
 }
 
 // recursion: an agent graph's recursion limit.
@@ -493,13 +515,22 @@ func (f *features) credentialsRejected() bool {
 // barred: the account or its access was ended: "Access terminated", "account suspended". A
 // person restores it, whatever policy the message names as the reason.
 func (f *features) barred() bool {
-	return f.over&kAccount != 0 && f.over&kAccountBarred != 0
+	return f.over&kAccount != 0 && f.over&kAccountBarred != 0 ||
+		f.nonASCII && f.contains("账户", "账号", "帐户", "帐号", "帳戶", "帳號") && f.contains("锁定", "冻结", "封禁", "停用", "禁用", "注销")
 }
 
 // unparsable: a reply came and could not be parsed ("could not parse the response"): something
 // came, so it was not empty.
 func (f *features) unparsable() bool {
 	return f.word("could not parse", "couldn t parse", "failed to parse", "unable to parse", "did not match", "does not match")
+}
+
+// undecodable: what came back could not be decoded ("Unexpected token '<', \"<!DOCTYPE \"... is
+// not valid JSON", "invalid UTF-8 in SSE stream", "Stream decode error: Failed to parse … event"):
+// a client-side failure that names no cause upstream, under whatever banner the client put on
+// it ("Unable to connect", "Network error:").
+func (f *features) undecodable() bool {
+	return f.word("not valid json", "unexpected token", "decode error", "invalid utf 8")
 }
 
 // inputFits: a count of the input stated under its cap ("Input tokens: ~7,123 of 200,000"):
@@ -541,7 +572,8 @@ func (f *features) rate() bool {
 // credentials: a missing, wrong or unauthorised credential, or an account that may not be
 // used.
 func (f *features) credentials() bool {
-	return f.over&kCredentials != 0 || f.over&kAccount != 0 && f.over&kAccountBarred != 0
+	return f.over&kCredentials != 0 || f.over&kAccount != 0 && f.over&kAccountBarred != 0 ||
+		f.nonASCII && f.contains("权限", "無權", "无权", "未授权", "鉴权", "认证失败", "認證失敗") // permission, authentication
 }
 
 // noModel: the model asked for does not exist.
@@ -654,5 +686,6 @@ func countOfCount(norm string) bool {
 // invalid: the request itself is malformed, in English or Chinese ("请求格式有误", the request's
 // format is wrong).
 func (f *features) invalid() bool {
-	return f.any(kInvalid) || f.nonASCII && f.contains("格式有误", "格式错误", "参数错误", "参数有误", "参数无效", "无效参数", "非法参数")
+	return f.any(kInvalid) || f.nonASCII && f.contains("格式有误", "格式错误", "参数错误", "参数有误", "参数无效", "无效参数", "非法参数",
+		"已下线", "不存在") // taken offline, does not exist: the API or model asked for
 }

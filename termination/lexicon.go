@@ -141,7 +141,8 @@ var lexicon = map[kind][]string{
 		"ended unexpectedly", "without a finish", "without finish", "terminated", "stream closed", "stream disconnected",
 		"stream interrupted", "unexpected end of stream",
 		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
-		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving"},
+		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving",
+		"stream error stream id"}, // Go's HTTP/2 StreamError: the stream was reset mid-reply
 	kEnded:       {"stream ended", "response ended", "body ended"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
 	kStreamBreak: {"connect*", "partial*", "eof", "reset", "broken pipe"},
@@ -179,10 +180,12 @@ var lexicon = map[kind][]string{
 	kFault: {"model stream error", "model error exception", "should never happen", "should not happen", "overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
 		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
 		"temporarily", "backend error", "server had an error", "busy", "capacity", "degraded*",
-		"currently loading", "not ready", "failed to load", "error loading", "unable to process"},
+		"currently loading", "not ready", "failed to load", "error loading", "unable to process",
+		"could not load", "couldn t load", "unable to load"}, // the model or its engine did not load
 	kInvalid: {"invalid*", "malformed*", "unsupported*", "validat*", "unprocessabl*", "unrecogni*", "incorrect*",
 		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
-		"missing", "unknown parameter", "alternat*", "too short", "only supports", "only support"},
+		"missing", "unknown parameter", "alternat*", "too short", "only supports", "only support",
+		"must not be", "cannot be empty", "can t be empty", "should not be empty"}, // "contents must not be empty"
 	kEOF:    {"eof"},
 	kSchema: {"validation error", "validation errors", "json invalid"},
 	// A hedge opens a guess: "to see if the prompt was blocked", "you may need to load the

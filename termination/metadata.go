@@ -375,7 +375,7 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		switch v.(type) {
 		case map[string]any, []any:
 		default:
-			if !ordered && !stopTokenKeys[k] && !stopScalarKey(k) && (k != "type" || key != "result") {
+			if !ordered && !stopTokenKeys[k] && !stopScalarKey(k) && (k != "type" || key != "result" && key != "observation") {
 				continue
 			}
 		}
@@ -399,7 +399,23 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		v := m[k]
 		switch {
 		case stopTokenKeys[k]:
+			if t, _ := v.(string); strings.EqualFold(t, "guardrail_intervened") && onlyMasked(m["trace"], 0) {
+				s.token("completed") // Converse: the guardrail only masked names in the answer it let through
+				continue
+			}
 			s.token(v)
+		case k == "action" && (v == "GUARDRAIL_INTERVENED" || v == "INTERVENED" && key == "guardrailTrace"):
+			// ApplyGuardrail's answer and an Agents guardrail trace: the guardrail stepped in,
+			// a block unless all it did was mask text.
+			if !maskedOnly(m) {
+				s.add("guardrail_intervened", refusalBedrock)
+			}
+			continue
+		case k == "type" && key == "observation" && (v == "FINISH" || v == "ASK_USER"):
+			s.token("finish") // an Agents orchestration trace: the agent gave its final answer, or asked the user
+		case k == "content" && refusalPart(v):
+			s.add("refusal", refusalOpenAI) // a Responses message whose content is a refusal part
+			continue
 		case k == "blockReason" || k == "block_reason":
 			// Gemini sets it only when it blocked the prompt; every value is a block.
 			if t, ok := v.(string); ok && t != "" {
@@ -485,6 +501,33 @@ func onlyMasked(trace any, depth int) bool {
 	return masked && !blocked
 }
 
+// maskedOnly is onlyMasked for the assessments of a guardrail's own object m, leaving out m's
+// own action (GUARDRAIL_INTERVENED, INTERVENED).
+func maskedOnly(m map[string]any) bool {
+	var masked, blocked bool
+	for k, e := range m {
+		if k != "action" {
+			mk, b := guardrailActions(e, 0)
+			masked, blocked = masked || mk, blocked || b
+		}
+	}
+	return masked && !blocked
+}
+
+// refusalPart reports whether content, a message's content list, holds a refusal part
+// ({"type":"refusal","refusal":"…"}, OpenAI's Responses API).
+func refusalPart(content any) bool {
+	parts, _ := content.([]any)
+	for _, p := range parts {
+		if m, ok := p.(map[string]any); ok && m["type"] == "refusal" {
+			if t, _ := m["refusal"].(string); strings.TrimSpace(t) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func guardrailActions(v any, depth int) (masked, blocked bool) {
 	if depth > maxStopDepth {
 		return false, false
@@ -513,7 +556,7 @@ func guardrailActions(v any, depth int) (masked, blocked bool) {
 // list.
 func stopScalarKey(k string) bool {
 	switch k {
-	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey,
+	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey, "action",
 		"turnComplete", "generationComplete", "interrupted", "is_truncated":
 		return true
 	}
