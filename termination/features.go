@@ -385,9 +385,9 @@ func (f *features) overflow(status int) bool {
 	return g&kExceed != 0 && g&kLimit != 0
 }
 
-// cjkOverflow: the input said in Chinese to be too long: "Prompt 超长" (over-long), "上下文长度超过
-//限制" (the context's length exceeds the limit). The output's cap reached ("输出 … 上限") is a
-// truncation, not this.
+// cjkOverflow: the input said in Chinese to be too long: "Prompt 超长" (over-long),
+// "上下文长度超过限制" (the context's length exceeds the limit). The output's cap reached
+// ("输出 … 上限") is a truncation, not this.
 func (f *features) cjkOverflow() bool {
 	if f.contains("输出") {
 		return false
