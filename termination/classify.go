@@ -300,6 +300,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(RateLimited)
 	case status >= 500:
 		return say(ProviderError)
+	case status >= 400 && f.validationDetail():
+		return say(InvalidRequest) // a validator's report of the field that was wrong beats a client's gloss
 	case status >= 400 && status != 424 && f.credentials():
 		return say(AuthFailed)
 	case status >= 400 && status != 424:

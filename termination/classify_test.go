@@ -395,6 +395,8 @@ func TestClassifyHardCases(t *testing.T) {
 		{"an HTML page where JSON was expected, under a connection banner", "n8n", 0, `Unable to connect to the AI service (Unexpected token '<', "<!DOCTYPE "... is not valid JSON)`, Unknown},
 		{"a stream's bytes that are not UTF-8", "", 0, `streaming error: invalid UTF-8 in SSE stream: incomplete utf-8 byte sequence from index 996`, Unknown},
 		{"a connection refused is still the transport", "", 0, `Unable to connect to the AI service: connect ECONNREFUSED 127.0.0.1:8080`, NetworkError},
+		{"a validator's field report beats a client's gloss of authentication", "nvidia-nim", 400, `Embedding provider authentication failed (400: "detail={'type': 'extra_forbidden', 'loc': ('body', 'dimensions'), 'msg': 'Extra inputs are not permitted'}"). Check the apiKey.`, InvalidRequest},
+		{"an authentication failure with no field report", "nvidia-nim", 400, `Embedding provider authentication failed (400). Check the apiKey.`, AuthFailed},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -525,6 +525,11 @@ func (f *features) unparsable() bool {
 	return f.word("could not parse", "couldn t parse", "failed to parse", "unable to parse", "did not match", "does not match")
 }
 
+// validationDetail: a request validator's report of the field it rejected, in the shape
+// FastAPI and pydantic give it ({"type": "extra_forbidden", "loc": ["body", "dimensions"],
+// "msg": "Extra inputs are not permitted"}), whatever the client wrote around it.
+func (f *features) validationDetail() bool { return f.word("loc") && f.word("msg") }
+
 // undecodable: what came back could not be decoded ("Unexpected token '<', \"<!DOCTYPE \"... is
 // not valid JSON", "invalid UTF-8 in SSE stream", "Stream decode error: Failed to parse … event"):
 // a client-side failure that names no cause upstream, under whatever banner the client put on
