@@ -294,7 +294,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest)
 	}
 	switch {
-	case f.timeout() && (!f.streamCut() || f.waitedForNothing()) && !f.rate() && !f.nameLookup():
+	case f.timeout() && (!f.streamCut() || f.waitedForNothing() || f.causedByTimer() || timerCode(a, &b)) && !f.rate() && !f.nameLookup():
 		return say(Timeout) // a timeout waiting on a rate limiter ("rate limit for key") is the limit's
 	case status >= 500 && f.rate():
 		return say(RateLimited)
@@ -316,6 +316,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed)
 	case f.undecodable():
 		return say(Unknown) // a reply the client could not decode: its banner ("Network error:") is no evidence
+	case f.empty() && f.word("without receiving any", "without sending any"):
+		return say(EmptyResponse) // "Connection closed without receiving any events": nothing came before it closed
 	case f.transport():
 		return say(NetworkError)
 	case f.rate():
@@ -346,6 +348,17 @@ func codeBeatsState(a *APIError, b *ErrorBody) bool {
 			continue // OpenAI's and Anthropic's type for every 4xx: a class, not what failed
 		}
 		if strings.Contains(c, "rate") || strings.Contains(c, "invalid") {
+			return true
+		}
+	}
+	return false
+}
+
+// timerCode reports whether the error's own code names a timer (undici's UND_ERR_BODY_TIMEOUT):
+// a reply that code broke off ("terminated") is the timeout's.
+func timerCode(a *APIError, b *ErrorBody) bool {
+	for _, c := range [...]string{a.Code, b.Code} {
+		if strings.Contains(strings.ToLower(c), "timeout") {
 			return true
 		}
 	}

@@ -397,6 +397,22 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a connection refused is still the transport", "", 0, `Unable to connect to the AI service: connect ECONNREFUSED 127.0.0.1:8080`, NetworkError},
 		{"a validator's field report beats a client's gloss of authentication", "nvidia-nim", 400, `Embedding provider authentication failed (400: "detail={'type': 'extra_forbidden', 'loc': ('body', 'dimensions'), 'msg': 'Extra inputs are not permitted'}"). Check the apiKey.`, InvalidRequest},
 		{"an authentication failure with no field report", "nvidia-nim", 400, `Embedding provider authentication failed (400). Check the apiKey.`, AuthFailed},
+		// Ninth held-out batch's misses, and what each rule must leave alone.
+		{"a reply terminated with a timer as its stated cause", "", 0, `API Error: terminated (cause: Body Timeout Error)`, Timeout},
+		{"a reply terminated under a code naming a timer", "openai", 0, `{"message":"terminated","code":"UND_ERR_BODY_TIMEOUT"}`, Timeout},
+		{"a reply terminated with no timer named", "", 0, `API Error: terminated`, StreamCut},
+		{"an idle timeout with a partial reply stays a cut", "anthropic", 0, `API Error: Stream idle timeout - partial response received`, StreamCut},
+		{"a Mono frame naming a timeout is no timeout", "openai", 0, "WebException: The request was aborted: The request was canceled.\nSystem.Net.HttpWebRequest.RunWithTimeoutWorker[T] (System.Threading.Tasks.Task`1[TResult] workerTask, System.Int32 timeout) (at <d054a9182977441a>:0)", Cancelled},
+		{"a stream whose receiver was dropped", "tgi", 0, `ERROR router: Failed to send event. Receiver dropped.`, Cancelled},
+		{"a connection that closed before any event came", "sourcegraph", 0, `Connection closed without receiving any events (this may be due to an outage upstream)`, EmptyResponse},
+		{"a connection reset, no word of nothing coming", "", 0, `Connection closed: read ECONNRESET`, NetworkError},
+		{"curl's exit code is the client's, not a model's process", "anthropic", 0, `post https://api.anthropic.com/v1/messages - curl error exit_code=26 stderr={ "curl: option -d: error encountered when reading a file" }`, Unknown},
+		{"a model runner's exit is still the server's", "ollama", 0, `llama runner process has terminated: exit status 2`, ProviderError},
+		{"an endpoint offline", "lmstudio", 0, `The LLM endpoint is currently offline.`, NetworkError},
+		{"Go's HTTP/2 body closed while a stream was read", "openrouter", 0, `{"error":"http2: response body closed","message":"failed to read chat completion stream"}`, StreamCut},
+		{"a reply aborted by the serving side's worker", "open-assistant", 0, `Error: aborted_by_worker`, ProviderError},
+		{"a reply aborted by the user", "", 0, `Error: aborted by user`, Cancelled},
+		{"a model's reply empty", "ollama", 0, `sse error: LLM model response empty`, EmptyResponse},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

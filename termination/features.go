@@ -77,7 +77,8 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 const hedgeWords = 16
 
 // withoutFrames returns s without the lines of a stack trace (JavaScript's and Java's "    at
-// f (file:1:2)", Python's `  File "x.py", line 3, in f`): they name code, not what failed.
+// f (file:1:2)", Python's `  File "x.py", line 3, in f`, Mono's and Unity's "N.T.M (args) (at
+// <mvid>:0)"): they name code, not what failed.
 func withoutFrames(s string) string {
 	if !strings.Contains(s, "\n") {
 		return s
@@ -86,7 +87,7 @@ func withoutFrames(s string) string {
 	out := lines[:0]
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if t != l && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, `File "`)) {
+		if t != l && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, `File "`)) || strings.Contains(t, ") (at ") {
 			continue
 		}
 		out = append(out, l)
@@ -449,8 +450,15 @@ func (f *features) abort() bool {
 	if f.callerLeft() {
 		return true // "Client connection prematurely closed": the requester went away
 	}
-	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() &&
+	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() && !f.abortedByServer() &&
 		!(f.contains(" due to ", " because of ") && f.any(kFault)) // "interrupted due to a server error"
+}
+
+// abortedByServer: the serving side aborted the reply ("aborted_by_worker", "cancelled by the
+// server"): not the caller's cancel but the server's failure.
+func (f *features) abortedByServer() bool {
+	return f.has&kAbort != 0 && f.word("by") && f.followed([]string{"aborted", "abort", "cancelled", "canceled", "killed"}, 3,
+		[]string{"worker", "workers", "server", "backend", "upstream", "engine", "provider", "scheduler"}, nil)
 }
 
 // streamCut: a response that began and broke off. A process that terminated crashed; nothing
@@ -462,6 +470,12 @@ func (f *features) streamCut() bool {
 	// "Model stream ended with empty response text": nothing came, and the end was no cut.
 	return f.over&kCut != 0 || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak) ||
 		f.word("not") && f.followed([]string{"payload", "body"}, 2, []string{"not"}, []string{"completed", "complete"}) // "Response payload is not completed"
+}
+
+// causedByTimer: the text gives a timer as the cause ("terminated (cause: Body Timeout Error)"),
+// so a reply broken off by it is the timeout's.
+func (f *features) causedByTimer() bool {
+	return f.any(kTimeout) && f.followed([]string{"cause", "caused", "because"}, 4, []string{"timeout", "timed", "deadline"}, nil)
 }
 
 // timeout: a deadline passed.
@@ -481,8 +495,11 @@ func (f *features) nameLookup() bool {
 }
 
 // callerLeft: the requester, the client side of the connection, went away: "Client connection
-// prematurely closed", "client disconnected".
+// prematurely closed", "client disconnected", a server's stream whose receiver was dropped.
 func (f *features) callerLeft() bool {
+	if f.word("receiver dropped") {
+		return true // a server's "Failed to send event. Receiver dropped.": the request's stream was gone
+	}
 	if !f.word("client") {
 		return false
 	}
@@ -613,9 +630,11 @@ func (f *features) truncated() bool {
 }
 
 // providerFault: the provider failed on its side, or the process serving the model
-// terminated ("llama runner process has terminated: exit status 1").
+// terminated ("llama runner process has terminated: exit status 1"; curl's exit code is the
+// client's tool, not a model's process), or the serving side aborted the reply.
 func (f *features) providerFault() bool {
-	return f.any(kFault) || f.word("error processing", "error in processing", "error while processing") && !f.invalid() || f.any(kResource|kState) || f.over&kProcess != 0 && f.any(kProcessEnd) ||
+	return f.any(kFault) || f.word("error processing", "error in processing", "error while processing") && !f.invalid() || f.any(kResource|kState) ||
+		f.over&kProcess != 0 && f.any(kProcessEnd) && !f.word("curl") || f.abortedByServer() ||
 		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用")
 }
 

@@ -142,7 +142,8 @@ var lexicon = map[kind][]string{
 		"stream interrupted", "unexpected end of stream",
 		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
 		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving",
-		"stream error stream id"}, // Go's HTTP/2 StreamError: the stream was reset mid-reply
+		"stream error stream id", // Go's HTTP/2 StreamError: the stream was reset mid-reply
+		"body closed"},           // Go's "http2: response body closed" while the stream was read
 	kEnded:       {"stream ended", "response ended", "body ended"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
 	kStreamBreak: {"connect*", "partial*", "eof", "reset", "broken pipe"},
@@ -157,7 +158,7 @@ var lexicon = map[kind][]string{
 		"peer", "reset", "refused", "tls", "ssl", "no such host", "name resolution", "resolve host",
 		"max retries", "fetch failed", "failed to fetch", "other side closed", "hang up", "broken pipe",
 		"name or service not known", "nodename nor servname", "channel closed", "http2 error", "transport error", "error sending request",
-		"end of stream on"},
+		"end of stream on", "offline"},
 	kRate: {"ratelimit*", "throttl*", "quota*", "rate limit*", "too many requests", "resource exhausted",
 		"requests per", "tokens per", "queries per", "tpm", "rpm", "qps", "slow down", "concurrency limit",
 		"concurrent requests"},
@@ -224,8 +225,8 @@ func emptyPhrases() []string {
 		}
 	}
 	for _, w := range []string{"output", "response", "content", "completion", "reply", "text", "result",
-		"message", "choices", "candidates", "object", "chunks", "generation"} {
-		out = append(out, "no "+w, "empty "+w, w+" is empty", w+" was empty", "without sending any "+w)
+		"message", "choices", "candidates", "object", "chunks", "generation", "events"} {
+		out = append(out, "no "+w, "empty "+w, w+" is empty", w+" was empty", w+" empty", "without sending any "+w, "without receiving any "+w)
 	}
 	return out
 }
