@@ -330,7 +330,9 @@ func providerEvidence(a *APIError) Classification {
 		return say(OutputTruncated)
 	case f.providerFault():
 		return say(ProviderError)
-	case f.invalid():
+	case f.invalid() && !(f.unparsable() && f.any(kReply)):
+		// "No object generated: response did not match schema … Type validation failed": the
+		// reply failed the caller's schema, which says nothing of the request.
 		return say(InvalidRequest)
 	case c.RetryAfter > 0 && status == 0:
 		return say(RateLimited) // "Try again in 60 seconds" and nothing else: a limiter's wait

@@ -413,6 +413,9 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a reply aborted by the serving side's worker", "open-assistant", 0, `Error: aborted_by_worker`, ProviderError},
 		{"a reply aborted by the user", "", 0, `Error: aborted by user`, Cancelled},
 		{"a model's reply empty", "ollama", 0, `sse error: LLM model response empty`, EmptyResponse},
+		{"a client's own serialization failure under a connection banner", "cursor", 0, "Connection failed. Please check your internet connection\nSerialization error in aiserver.v1.StreamChatRequest [internal]", Unknown},
+		{"a reply that did not match the caller's schema", "opencode", 0, `No object generated: response did not match schema. cause=AI_TypeValidationError: Type validation failed: Value: {}.`, Unknown},
+		{"a request body that did not validate", "", 0, `Request validation failed: messages[0].role must be one of user, assistant`, InvalidRequest},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -547,12 +547,13 @@ func (f *features) unparsable() bool {
 // "msg": "Extra inputs are not permitted"}), whatever the client wrote around it.
 func (f *features) validationDetail() bool { return f.word("loc") && f.word("msg") }
 
-// undecodable: what came back could not be decoded ("Unexpected token '<', \"<!DOCTYPE \"... is
-// not valid JSON", "invalid UTF-8 in SSE stream", "Stream decode error: Failed to parse … event"):
-// a client-side failure that names no cause upstream, under whatever banner the client put on
-// it ("Unable to connect", "Network error:").
+// undecodable: what came back could not be decoded, or what was to be sent not encoded
+// ("Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON", "invalid UTF-8 in SSE stream",
+// "Stream decode error: Failed to parse … event", "Serialization error in …Request"): a
+// client-side failure that names no cause upstream, under whatever banner the client put on it
+// ("Unable to connect", "Network error:", "Connection failed").
 func (f *features) undecodable() bool {
-	return f.word("not valid json", "unexpected token", "decode error", "invalid utf 8")
+	return f.word("not valid json", "unexpected token", "decode error", "invalid utf 8", "serialization error")
 }
 
 // inputFits: a count of the input stated under its cap ("Input tokens: ~7,123 of 200,000"):
