@@ -213,15 +213,19 @@ func providerEvidence(a *APIError) Classification {
 		// beats a status only a wrapper's rendering states.
 		status = n
 	}
+	textStatus := false // the status is one printed in the message
 	if status < 400 {
 		if n := statusInText(a.Message); n != 0 {
-			status = n
+			status, textStatus = n, true
 		}
 	}
 	if n := phraseStatus(b.Message); n >= 400 && n/100 != status/100 {
 		status = n // a gateway's 502 whose body says only "Bad Request": the upstream's status
 	}
 	f := readFeatures(a, &b)
+	if textStatus && f.framingBroken() {
+		status = 0 // aiohttp's "TransferEncodingError: 400, message=…": its parser's code, not a response's
+	}
 	if status == 0 {
 		status = classStatus(&f) // "Error type: NotFoundError": the class an SDK names for a status
 	}
@@ -265,6 +269,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(ContextOverflow)
 	case f.barred() || f.credentialsRejected():
 		return say(AuthFailed) // "403 Access terminated. Review our Community Guidelines": the account, not this content
+	case status < 400 && printedEmptyReply(a.Message):
+		return say(EmptyResponse) // a reply an SDK printed, with nothing in it (its field refusal=None is no refusal)
 	case f.filter() || bstop == ContentRefusal || printed == ContentRefusal:
 		return say(ContentRefusal)
 	case status < 400 && bstop == OutputTruncated:
@@ -314,7 +320,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed)
 	case f.credentials():
 		return say(AuthFailed)
-	case f.undecodable():
+	case f.undecodable() && !f.emptyWords(): // "an empty or malformed response" names an empty one
 		return say(Unknown) // a reply the client could not decode: its banner ("Network error:") is no evidence
 	case f.empty() && f.word("without receiving any", "without sending any"):
 		return say(EmptyResponse) // "Connection closed without receiving any events": nothing came before it closed
@@ -460,6 +466,26 @@ func printedStop(texts ...string) Category {
 	return ""
 }
 
+// printedEmptyReply reports whether msg prints an SDK's reply object that carries nothing:
+// openai-python's ChatCompletionMessage(content=None, refusal=None, …, tool_calls=None) or its
+// content=”, or google-genai's Candidate(content=Content(role='model'), …) with no parts.
+func printedEmptyReply(msg string) bool {
+	if i := strings.Index(msg, "ChatCompletionMessage("); i >= 0 {
+		m := msg[i:]
+		return (strings.Contains(m, "content=None") || strings.Contains(m, "content=''")) &&
+			!strings.Contains(m, "refusal='") && !strings.Contains(m, `refusal="`) &&
+			!strings.Contains(m, "tool_calls=[") && !strings.Contains(m, "function_call=FunctionCall(")
+	}
+	if i := strings.Index(msg, "content=Content("); i >= 0 && strings.Contains(msg[:i], "Candidate(") {
+		m := msg[i+len("content=Content("):]
+		if j := strings.IndexByte(m, ')'); j >= 0 {
+			m = m[:j]
+		}
+		return !strings.Contains(m, "parts=")
+	}
+	return false
+}
+
 // emptyReply reports whether the body is a reply rather than an error, and one that carries
 // nothing: no text and no tool call in any choice (the OpenAI family), in the message (Ollama's
 // chat) or in the response (Ollama's generate), no content block (Anthropic), no candidate with
@@ -572,8 +598,8 @@ func statusInText(msg string) int {
 		case "status", "code", "error", "http", "rejected", "returned", "failed":
 			return n
 		}
-		if i+2 < len(ws) && ws[i+1] == "<" && (ws[i+2] == "doctype" || ws[i+2] == "html") {
-			return n // "504 <!DOCTYPE html …": a status, then the page that came with it
+		if i+1 < len(ws) && (ws[i+1] == "doctype" || ws[i+1] == "html") {
+			return n // "504 <!DOCTYPE html …" (the bracket is no word): a status, then the page that came with it
 		}
 	}
 	for i, word := range ws {

@@ -416,6 +416,27 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a client's own serialization failure under a connection banner", "cursor", 0, "Connection failed. Please check your internet connection\nSerialization error in aiserver.v1.StreamChatRequest [internal]", Unknown},
 		{"a reply that did not match the caller's schema", "opencode", 0, `No object generated: response did not match schema. cause=AI_TypeValidationError: Type validation failed: Value: {}.`, Unknown},
 		{"a request body that did not validate", "", 0, `Request validation failed: messages[0].role must be one of user, assistant`, InvalidRequest},
+		// Tenth held-out batch's misses, and what each rule must leave alone.
+		{"a body shorter than its announced length, under the parser's 400", "qwen", 0, "aiohttp.http_exceptions.TransferEncodingError: 400, message:\nNot enough data to satisfy transfer length header.", StreamCut},
+		{"an empty chunk-size line", "openai", 0, `urllib3.exceptions.InvalidChunkLength: InvalidChunkLength(got length b'', 0 bytes read)`, StreamCut},
+		{"the JDK's chunked body broken off", "", 0, `java.io.IOException: chunked transfer encoding, state: READING_LENGTH`, StreamCut},
+		{"a status printed beside no framing failure stays a status", "", 0, `Error code: 400 - {'error': {'message': 'Invalid value for messages[0].role'}}`, InvalidRequest},
+		{"a path naming an error chunk is no cut", "openai", 0, `TimeoutException: Idle timeout reached for "https://api.openai.com/v1/chat/completions". in /var/www/vendor/symfony/http-client/Chunk/ErrorChunk.php:56`, Timeout},
+		{"a stream finished without its terminal event", "openai", 0, `OpenAI API call failed: stream finished without response.completed event`, StreamCut},
+		{"a gateway's log entry under err", "openai-compatible", 0, `{"err":{"message":"terminated: other side closed","stack":"TypeError: terminated"}}`, StreamCut},
+		{"throttled for the system's capacity is the serving side's state", "dashscope", 503, `Too many requests. Your requests are being throttled due to system capacity limits. Please try again later.`, ProviderError},
+		{"throttled for the caller's rate stays a rate", "dashscope", 503, `Too many requests. Your requests are being throttled, please slow down.`, RateLimited},
+		{"openai-python's printed message with no content", "deepseek", 0, `ChatCompletion(choices=[Choice(finish_reason=None, index=0, message=ChatCompletionMessage(content=None, refusal=None, role='assistant', tool_calls=None))])`, EmptyResponse},
+		{"openai-python's printed message with empty content", "vllm", 0, `ChatCompletionMessage(content='', role='assistant', function_call=None, tool_calls=None)`, EmptyResponse},
+		{"openai-python's printed message with a refusal", "openai", 0, `ChatCompletionMessage(content=None, refusal="I can't help with that.", role='assistant', tool_calls=None)`, ContentRefusal},
+		{"google-genai's printed candidate with no parts", "google", 0, "GenerateContentResponse(candidates=[Candidate(content=Content(\n  role='model'\n), finish_reason=<FinishReason.STOP: 'STOP'>)])", EmptyResponse},
+		{"google-genai's printed candidate with parts", "google", 0, "GenerateContentResponse(candidates=[Candidate(content=Content(parts=[Part(text='Hi')], role='model'), finish_reason=<FinishReason.SAFETY: 'SAFETY'>)])", ContentRefusal},
+		{"a malformed response is undecodable", "google", 0, `Gemini API error: malformed JSON response`, Unknown},
+		{"an empty or malformed response names an empty one", "nvidia-nim", 200, `API returned an empty or malformed response (HTTP 200)`, EmptyResponse},
+		{"a malformed request stays invalid", "", 400, `Malformed request: messages must be an array`, InvalidRequest},
+		{"a gateway's list under error, naming the provider's failure", "cloudflare", 400, `{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}`, ProviderError},
+		{"a Python task's repr is no comparison", "", 0, `CancelledError(<Task cancelled name='Task-39700' coro=<AsyncExitStack.__aexit__() done, defined at /usr/local/lib/python3.11/contextlib.py:698>>)`, Cancelled},
+		{"a comparison with a number still exceeds", "", 400, `prompt tokens 9000 > 8192 maximum context length`, ContextOverflow},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

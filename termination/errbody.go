@@ -289,12 +289,19 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 			dst = &o.Param
 		case "reason": // Google's errors[].reason
 			dst = &o.Reason
-		case "error", "data", "response": // response: Tencent Cloud's {"Response":{"Error":{…}}}, a failed Responses event
-			if r.peek() == '"' && key == "error" {
+		case "error", "err", "data", "response": // err: a gateway's log entry; response: Tencent Cloud's {"Response":{"Error":{…}}}, a failed Responses event
+			if r.peek() == '"' && (key == "error" || key == "err") {
 				o.ErrorText = cmp.Or(o.ErrorText, strings.TrimSpace(r.str(true)))
+			} else if r.peek() == '[' && key == "error" {
+				// A list under "error" (Cloudflare AI Gateway's [{"code":2005,"message":…}]) is
+				// read as "errors" is.
+				r.elements(depth, func() {
+					o.Errors = append(o.Errors, errorObject{})
+					o.Errors[len(o.Errors)-1].decode(r, depth+1)
+				})
 			} else if r.peek() != '{' {
 				r.skip(depth)
-			} else if n := new(errorObject); key == "error" {
+			} else if n := new(errorObject); key == "error" || key == "err" {
 				n.decode(r, depth+1)
 				o.Error = cmp.Or(o.Error, n)
 			} else {

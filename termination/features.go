@@ -268,6 +268,12 @@ func (w *wordWriter) add(s string) {
 		case r == ',' && isDigit(prev) && isDigit(next):
 			continue // 6,000
 		case r == '>' || r == '<' || r == '≥' || r == '≤':
+			// A comparison is followed by the number it compares with ("8192 > 4096", "(> 200000
+			// maximum)"); a bracket ("<Task cancelled …>", "contextlib.py:698>") compares nothing.
+			if after := strings.TrimLeft(s[i:], "= "); after == "" || !isDigit(rune(after[0])) {
+				inWord = false
+				break
+			}
 			w.space()
 			w.b.WriteRune(r)
 			if next == '=' {
@@ -454,6 +460,13 @@ func (f *features) abort() bool {
 		!(f.contains(" due to ", " because of ") && f.any(kFault)) // "interrupted due to a server error"
 }
 
+// framingBroken: the body's transfer framing broke off: fewer bytes than its length announced,
+// an empty chunk-size line ("Not enough data to satisfy transfer length header",
+// "InvalidChunkLength(got length b”, 0 bytes read)").
+func (f *features) framingBroken() bool {
+	return f.word("transfer length", "chunk length", "chunked transfer encoding")
+}
+
 // abortedByServer: the serving side aborted the reply ("aborted_by_worker", "cancelled by the
 // server"): not the caller's cancel but the server's failure.
 func (f *features) abortedByServer() bool {
@@ -553,7 +566,8 @@ func (f *features) validationDetail() bool { return f.word("loc") && f.word("msg
 // client-side failure that names no cause upstream, under whatever banner the client put on it
 // ("Unable to connect", "Network error:", "Connection failed").
 func (f *features) undecodable() bool {
-	return f.word("not valid json", "unexpected token", "decode error", "invalid utf 8", "serialization error")
+	return f.word("not valid json", "unexpected token", "decode error", "invalid utf 8", "serialization error",
+		"malformed response", "malformed json response")
 }
 
 // inputFits: a count of the input stated under its cap ("Input tokens: ~7,123 of 200,000"):
@@ -640,8 +654,12 @@ func (f *features) providerFault() bool {
 }
 
 // servingGone: the serving side has nothing left to run the request on: "No more data centers
-// to forward the request to", "no servers available", "no available workers".
+// to forward the request to", "no servers available", "no available workers"; or a gateway
+// got nothing back from the provider behind it ("Failed to get response from provider").
 func (f *features) servingGone() bool {
+	if f.word("failed to get response from", "failed to get a response from") && f.word("provider", "upstream", "backend") {
+		return true
+	}
 	return f.any(kNegation) && f.word("no") && f.followed([]string{"no"}, 3,
 		[]string{"center", "centers", "datacenters", "servers", "workers", "replicas", "gpus", "instances", "backends", "nodes"}, nil)
 }

@@ -143,8 +143,11 @@ var lexicon = map[kind][]string{
 		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
 		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving",
 		"stream error stream id", // Go's HTTP/2 StreamError: the stream was reset mid-reply
-		"body closed"},           // Go's "http2: response body closed" while the stream was read
-	kEnded:       {"stream ended", "response ended", "body ended"},
+		"body closed",            // Go's "http2: response body closed" while the stream was read
+		// the body's transfer framing broke: aiohttp's TransferEncodingError, urllib3's
+		// InvalidChunkLength, the JDK's "chunked transfer encoding, state: READING_LENGTH"
+		"transfer length", "chunk length", "chunked transfer encoding"},
+	kEnded:       {"stream ended", "response ended", "body ended", "stream finished"},
 	kStreaming:   {"streaming", "stream idle", "mid stream"},
 	kStreamBreak: {"connect*", "partial*", "eof", "reset", "broken pipe"},
 
@@ -203,7 +206,7 @@ var lexicon = map[kind][]string{
 	kState: {"high traffic", "high demand", "heavy load", "high load", "overloaded", "model busy", "model is busy", "service busy", "service is busy", "system busy",
 		"system is busy", "engine busy", "engine is busy", "degraded", "out of capacity", "capacity exceeded", "failed to load", "error loading",
 		"engine dead", "while running the model", "currently loading", "not ready", "temporarily unavailable",
-		"server is busy"},
+		"server is busy", "system capacity"},
 	kResource: {"insufficient system resource*", "insufficient resource*", "out of memory", "oom",
 		"not enough memory"},
 }
