@@ -456,9 +456,29 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 				s.token(strings.TrimPrefix(k, "stopped_"))
 			}
 		case k == "type" && key == "result":
-			// A Message Batches result: succeeded, errored, canceled or expired.
+			// A Message Batches result: succeeded, errored, canceled or expired; an errored
+			// one's error says why.
 			if t, _ := v.(string); terminalStatus[strings.ToLower(t)] {
 				s.token(t)
+				if strings.EqualFold(t, "errored") {
+					s.failure(m)
+				}
+			}
+		case k == "processing_status" && m["type"] == "message_batch":
+			// A Message Batch: ended, or being cancelled; in_progress is no end.
+			switch v {
+			case "ended":
+				s.token("completed")
+			case "canceling":
+				s.token("cancelled")
+			}
+		case k == "state":
+			// A batch or job's terminal state, with its enum's prefix: Gemini's
+			// BATCH_STATE_SUCCEEDED, Vertex's JOB_STATE_FAILED; PENDING and RUNNING are no end.
+			if st, _ := v.(string); strings.HasPrefix(st, "BATCH_STATE_") || strings.HasPrefix(st, "JOB_STATE_") {
+				if rest := st[strings.Index(st, "STATE_")+len("STATE_"):]; terminalStatus[strings.ToLower(rest)] {
+					s.token(rest)
+				}
 			}
 		case k == stopGuardrailKey && v == "INTERVENED" && !onlyMasked(m["amazon-bedrock-trace"], 0):
 			s.add("guardrail_intervened", refusalBedrock)
@@ -557,6 +577,7 @@ func guardrailActions(v any, depth int) (masked, blocked bool) {
 func stopScalarKey(k string) bool {
 	switch k {
 	case "blockReason", "block_reason", "status", "refusal", "stopped_eos", "stopped_limit", "stopped_word", stopGuardrailKey, "action",
+		"processing_status", "state",
 		"turnComplete", "generationComplete", "interrupted", "is_truncated":
 		return true
 	}
@@ -587,6 +608,9 @@ func (s *stopScan) failure(m map[string]any) {
 	case string:
 		api.Message = x
 	}
+	if inner, ok := e["error"].(map[string]any); ok && e["type"] == "error" {
+		e = inner // a Message Batches result's error: Anthropic's envelope, {"type":"error","error":{…}}
+	}
 	if e != nil {
 		api.Type, _ = e["type"].(string)
 		api.Code, _ = e["code"].(string)
@@ -595,7 +619,7 @@ func (s *stopScan) failure(m map[string]any) {
 	if api.Type == "" && api.Code == "" && api.Message == "" {
 		return
 	}
-	if c := Classify(&api); c.Category != Unknown && c.Category != InvalidRequest {
+	if c := Classify(&api); c.Category != Unknown {
 		s.add(strings.ToLower(cmp.Or(api.Code, api.Type, "failed")), stopClass{c.Category, rankFailure, ""})
 	}
 }
