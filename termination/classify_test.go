@@ -384,6 +384,7 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a plan without access to the model, in Chinese", "zhipu", 0, `{"code":"1311","message":"当前订阅套餐暂未开放该模型权限"}`, AuthFailed},
 		{"an account locked, in Chinese", "zhipu", 0, `{"code":"1112","message":"您的账户已被锁定,请联系客服解锁"}`, AuthFailed},
 		{"a parameter that must not be empty", "google", 0, `TypeError: contents must not be empty`, InvalidRequest},
+		{"a request that must not be retried names no invalid field", "", 0, `The request must not be retried`, Unknown},
 		{"a sensitive request", "huawei", 400, `Sensitive request error, please try again later!`, ContentRefusal},
 		{"case-sensitive is no filter", "acme", 400, `{"error":{"message":"Header names are case sensitive: use Authorization"}}`, InvalidRequest},
 		{"a usage quota spent", "tencent-cloudbase", 0, `{"code":"EXCEED_TOKEN_QUOTA_LIMIT","message":"Token usage exceeded quota limit."}`, AuthFailed},
