@@ -223,8 +223,10 @@ func providerEvidence(a *APIError) Classification {
 		status = n // a gateway's 502 whose body says only "Bad Request": the upstream's status
 	}
 	f := readFeatures(a, &b)
-	if textStatus && f.framingBroken() {
-		status = 0 // aiohttp's "TransferEncodingError: 400, message=…": its parser's code, not a response's
+	if textStatus && (f.framingBroken() || f.proxyRefused()) {
+		// aiohttp's "TransferEncodingError: 400, message=…": its parser's code; "Tunnel
+		// connection failed: 400 Bad Request": the proxy's answer. Neither is the API's status.
+		status = 0
 	}
 	if status == 0 {
 		status = classStatus(&f) // "Error type: NotFoundError": the class an SDK names for a status

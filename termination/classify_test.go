@@ -438,6 +438,17 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a gateway's list under error, naming the provider's failure", "cloudflare", 400, `{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}`, ProviderError},
 		{"a Python task's repr is no comparison", "", 0, `CancelledError(<Task cancelled name='Task-39700' coro=<AsyncExitStack.__aexit__() done, defined at /usr/local/lib/python3.11/contextlib.py:698>>)`, Cancelled},
 		{"a comparison with a number still exceeds", "", 400, `prompt tokens 9000 > 8192 maximum context length`, ContextOverflow},
+		// Eleventh held-out batch's misses, and what each rule must leave alone.
+		{"a proxy's 400 to CONNECT is no API status", "openai", 0, `Max retries exceeded with url: /v1/chat/completions (Caused by ProxyError('Cannot connect to proxy.', OSError('Tunnel connection failed: 400 Bad Request')))`, NetworkError},
+		{"an API's 400 printed beside no proxy stays a status", "openai", 0, `Error code: 400 - Bad Request: invalid model parameter`, InvalidRequest},
+		{"a handshake the remote end terminated is no cut", "openai", 0, `javax.net.ssl.SSLHandshakeException: Remote host terminated the handshake`, NetworkError},
+		{"a stream the remote end terminated is a cut", "openai", 0, `stream terminated by the remote end mid-reply`, StreamCut},
+		{"an error's cause object", "anthropic", 0, `{"subtype":"api_error","cause":{"code":"ECONNRESET","errno":0},"retryInMs":557}`, NetworkError},
+		{"an invalid content filter policy is a request's shape", "azure-openai", 0, `Your request contains invalid content filter policy. Please provide a valid policy.`, InvalidRequest},
+		{"a guardrail enabled with an input in the wrong format", "bedrock", 0, `ValidationException: Guardrail was enabled but input is in incorrect format.`, InvalidRequest},
+		{"invalid content that a filter judged is still a block", "acme", 400, `Invalid request: the prompt was flagged by the content filter`, ContentRefusal},
+		{"a provider not provided", "litellm", 0, `LLM Provider NOT provided. Pass in the LLM provider you are trying to call.`, InvalidRequest},
+		{"an API key not provided is a credential", "openai", 0, `API key not provided. Set OPENAI_API_KEY.`, AuthFailed},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -289,7 +289,7 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 			dst = &o.Param
 		case "reason": // Google's errors[].reason
 			dst = &o.Reason
-		case "error", "err", "data", "response": // err: a gateway's log entry; response: Tencent Cloud's {"Response":{"Error":{…}}}, a failed Responses event
+		case "error", "err", "data", "response", "cause": // err: a gateway's log entry; response: Tencent Cloud's {"Response":{"Error":{…}}}, a failed Responses event; cause: Node's error cause
 			if r.peek() == '"' && (key == "error" || key == "err") {
 				o.ErrorText = cmp.Or(o.ErrorText, strings.TrimSpace(r.str(true)))
 			} else if r.peek() == '[' && key == "error" {

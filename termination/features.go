@@ -408,6 +408,11 @@ func (f *features) cjkOverflow() bool {
 // "blocked", "filtered", "refused" and "risk" need a word of what was judged (content, prompt,
 // output) or of the judging (violation, detected, flagged, rejected, system).
 func (f *features) filter() bool {
+	if f.over&kFilterStrong != 0 && f.invalid() && !f.judgment() {
+		// "Your request contains invalid content filter policy", "Guardrail was enabled but
+		// input is in incorrect format": the filter named, nothing judged; a request's shape.
+		return false
+	}
 	if f.over&kFilterStrong != 0 || f.over&kFilterSoft != 0 && f.has&kJudged != 0 {
 		return true
 	}
@@ -419,6 +424,14 @@ func (f *features) filter() bool {
 	}
 	return f.nonASCII && f.contains("安全", "敏感", "违规", "違規", "审核", "審核", "不当", "不當", "不適切", "违反", "有害", "风控", "風控",
 		"정책", "안전", "유해", "безопас", "модерац", "запрещ", "недопуст", "polític", "sécurité", "modération")
+}
+
+// judgment: words of content judged ("flagged", "blocked", "violates", "triggering", "unsafe"),
+// as opposed to the filter's name alone.
+func (f *features) judgment() bool {
+	return f.word("blocked", "flagged", "filtered", "detected", "triggered", "triggering", "violation", "violates",
+		"violated", "violating", "refused", "rejected", "harmful", "unsafe", "inappropriate", "prohibited",
+		"offensive", "toxic", "nsfw", "objectionable", "sensitive", "moderated", "censored")
 }
 
 // billing: quota or credit exhausted, which only a person fixes (pay, change plan). Google
@@ -467,6 +480,12 @@ func (f *features) framingBroken() bool {
 	return f.word("transfer length", "chunk length", "chunked transfer encoding")
 }
 
+// proxyRefused: a proxy would not connect or tunnel ("ProxyError('Cannot connect to proxy.',
+// OSError('Tunnel connection failed: 400 Bad Request'))"): the request never reached the API.
+func (f *features) proxyRefused() bool {
+	return f.word("tunnel connection failed", "cannot connect to proxy", "unable to connect to proxy")
+}
+
 // abortedByServer: the serving side aborted the reply ("aborted_by_worker", "cancelled by the
 // server"): not the caller's cancel but the server's failure.
 func (f *features) abortedByServer() bool {
@@ -479,6 +498,9 @@ func (f *features) abortedByServer() bool {
 func (f *features) streamCut() bool {
 	if f.over&kProcess != 0 {
 		return false
+	}
+	if f.word("handshake") && !f.any(kStreaming) {
+		return false // "Remote host terminated the handshake": no reply had begun
 	}
 	// "Model stream ended with empty response text": nothing came, and the end was no cut.
 	return f.over&kCut != 0 || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak) ||

@@ -190,7 +190,8 @@ var lexicon = map[kind][]string{
 		"parameter*", "deserializ*", "bad request", "not supported", "must be", "is required", "required",
 		"missing", "unknown parameter", "alternat*", "too short", "only supports", "only support",
 		"must not be empty", "must not be null", "must not be blank", "must not be none", "cannot be empty",
-		"can t be empty", "should not be empty"}, // "contents must not be empty"
+		"can t be empty", "should not be empty", // "contents must not be empty"
+		"not provided"}, // "LLM Provider NOT provided"
 	kEOF:    {"eof"},
 	kSchema: {"validation error", "validation errors", "json invalid"},
 	// A hedge opens a guess: "to see if the prompt was blocked", "you may need to load the
