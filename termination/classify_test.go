@@ -404,6 +404,7 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a reply terminated with no timer named", "", 0, `API Error: terminated`, StreamCut},
 		{"an idle timeout with a partial reply stays a cut", "anthropic", 0, `API Error: Stream idle timeout - partial response received`, StreamCut},
 		{"a Mono frame naming a timeout is no timeout", "openai", 0, "WebException: The request was aborted: The request was canceled.\nSystem.Net.HttpWebRequest.RunWithTimeoutWorker[T] (System.Threading.Tasks.Task`1[TResult] workerTask, System.Int32 timeout) (at <d054a9182977441a>:0)", Cancelled},
+		{"a line that only looks like a frame is read", "", 0, "Request failed\nRate limit reached (60 RPM) (at 12:00 UTC), retry later", RateLimited},
 		{"a stream whose receiver was dropped", "tgi", 0, `ERROR router: Failed to send event. Receiver dropped.`, Cancelled},
 		{"a connection that closed before any event came", "sourcegraph", 0, `Connection closed without receiving any events (this may be due to an outage upstream)`, EmptyResponse},
 		{"a connection reset, no word of nothing coming", "", 0, `Connection closed: read ECONNRESET`, NetworkError},

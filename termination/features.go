@@ -78,7 +78,7 @@ const hedgeWords = 16
 
 // withoutFrames returns s without the lines of a stack trace (JavaScript's and Java's "    at
 // f (file:1:2)", Python's `  File "x.py", line 3, in f`, Mono's and Unity's "N.T.M (args) (at
-// <mvid>:0)"): they name code, not what failed.
+// <mvid>:0)" and "(at Assets/X.cs:42)"): they name code, not what failed.
 func withoutFrames(s string) string {
 	if !strings.Contains(s, "\n") {
 		return s
@@ -87,7 +87,8 @@ func withoutFrames(s string) string {
 	out := lines[:0]
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if t != l && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, `File "`)) || strings.Contains(t, ") (at ") {
+		if t != l && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, `File "`)) ||
+			strings.Contains(t, ") (at <") || strings.Contains(t, ") (at ") && strings.Contains(t, ".cs:") {
 			continue
 		}
 		out = append(out, l)
