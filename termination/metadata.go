@@ -135,6 +135,10 @@ var stopTokens = map[string]stopClass{
 	// Bedrock Titan's completionReason for a RAG query sent while RAG is off: the request must
 	// change.
 	"rag query when rag disabled": {InvalidRequest, rankProvider, ""},
+	// Gemini's NO_IMAGE: an image was to come and none did.
+	"no image": {EmptyResponse, rankProvider, "google"},
+	// Mistral's batch statuses past their end: out of time, a cancel asked for.
+	"timeout exceeded": classTimeout, "cancellation requested": classCancelled,
 
 	// Tokens that say nothing about why: Gemini OTHER and UNSPECIFIED, a Responses or Realtime
 	// object still incomplete (its reason, read beside it, decides).
@@ -222,6 +226,7 @@ var stopTokenKeys = map[string]bool{
 var terminalStatus = map[string]bool{
 	"completed": true, "incomplete": true, "failed": true, "cancelled": true, "canceled": true,
 	"expired": true, "succeeded": true, "requires_action": true, "errored": true,
+	"timeout_exceeded": true, "cancellation_requested": true, // Mistral's batch jobs
 }
 
 // notStopped are the tokens that say the generation has not stopped yet (watsonx's
@@ -439,8 +444,9 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 				}
 			}
 		case k == "refusal":
-			// OpenAI's message.refusal: the model declined, whatever the finish says.
-			if t, ok := v.(string); ok && strings.TrimSpace(t) != "" {
+			// OpenAI's message.refusal: the model declined, whatever the finish says. A stream's
+			// delta.refusal is one token of it on its way, no end yet.
+			if t, ok := v.(string); ok && strings.TrimSpace(t) != "" && key != "delta" {
 				s.add("refusal", refusalOpenAI)
 			}
 			continue

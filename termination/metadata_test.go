@@ -366,6 +366,18 @@ func TestClassifyStop(t *testing.T) {
 		{name: "Responses: a completed message with text", fragment: `{"object":"response","status":"completed","output":[{"type":"message","status":"completed","content":[{"type":"output_text","text":"Here it is."}],"role":"assistant"}]}`,
 			want: Classification{Category: Completed, Provider: "openai", Detail: "completed"}, ok: true},
 
+		// The seventh held-out batch of stop payloads: shapes written here, after its misses.
+		{name: "a stream's delta.refusal is a refusal on its way, no end", fragment: `{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"refusal":"I'm"},"finish_reason":null}]}`},
+		{name: "a message's refusal is a refusal", fragment: `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`,
+			want: refusal("openai", "refusal"), ok: true, interesting: true},
+		{name: "Gemini NO_IMAGE: no image came", fragment: `{"candidates":[{"content":{},"finishReason":"NO_IMAGE","index":0}]}`,
+			want: Classification{Category: EmptyResponse, Provider: "google", Detail: "no_image"}, ok: true, interesting: true},
+		{name: "a Mistral batch out of time", fragment: `{"object":"batch","status":"TIMEOUT_EXCEEDED","completed_at":2}`,
+			want: Classification{Category: Timeout, Detail: "timeout_exceeded"}, ok: true, interesting: true},
+		{name: "a Mistral batch with a cancel asked for", fragment: `{"object":"batch","status":"CANCELLATION_REQUESTED","completed_at":null}`,
+			want: Classification{Category: Cancelled, Detail: "cancellation_requested"}, ok: true, interesting: true},
+		{name: "a Mistral batch still running is no end", fragment: `{"object":"batch","status":"RUNNING","completed_at":null}`},
+
 		// The fifth held-out batch of stop payloads: shapes written here, after its misses.
 		{name: "a Message Batch that ended", fragment: `{"id":"msgbatch_1","type":"message_batch","processing_status":"ended","request_counts":{"succeeded":2,"errored":0}}`,
 			want: Classification{Category: Completed, Detail: "completed"}, ok: true},
