@@ -336,6 +336,10 @@ func providerEvidence(a *APIError) Classification {
 		return say(EmptyResponse)
 	case f.truncated() || printed == OutputTruncated:
 		return say(OutputTruncated)
+	case f.word("invalid request error") && !f.any(kState|kResource):
+		// "Upstream request failed: [invalid_request_error] …": the upstream's own type says
+		// the request was refused, whatever the gateway's word for its failure.
+		return say(InvalidRequest)
 	case f.providerFault():
 		return say(ProviderError)
 	case f.invalid() && !(f.unparsable() && f.any(kReply)):
@@ -491,7 +495,7 @@ func printedEmptyReply(msg string) bool {
 // emptyReply reports whether the body is a reply rather than an error, and one that carries
 // nothing: no text and no tool call in any choice (the OpenAI family), in the message (Ollama's
 // chat) or in the response (Ollama's generate), no content block (Anthropic), no candidate with
-// a part (Gemini), an empty text (Cohere's chat and others' one-field replies). A shape it does
+// a part (Gemini), an empty text or answer (Cohere's chat, agents' and others' one-field replies). A shape it does
 // not know is not empty.
 func emptyReply(body string) bool {
 	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
@@ -503,6 +507,7 @@ func emptyReply(body string) bool {
 		Object     string          `json:"object"`
 		Response   *string         `json:"response"`
 		Text       *string         `json:"text"`
+		Answer     *string         `json:"answer"`
 		Done       bool            `json:"done"`
 		Type       string          `json:"type"`
 		Content    []any           `json:"content"`
@@ -535,6 +540,8 @@ func emptyReply(body string) bool {
 		return len(r.Content) == 0
 	case r.Text != nil:
 		return strings.TrimSpace(*r.Text) == ""
+	case r.Answer != nil:
+		return strings.TrimSpace(*r.Answer) == "" // an agent's {"answer": "", "stoppedReason": "final"}
 	case len(r.Candidates) > 0:
 		for _, c := range r.Candidates {
 			if len(c.Content.Parts) > 0 {

@@ -450,6 +450,15 @@ func TestClassifyHardCases(t *testing.T) {
 		{"invalid content that a filter judged is still a block", "acme", 400, `Invalid request: the prompt was flagged by the content filter`, ContentRefusal},
 		{"a provider not provided", "litellm", 0, `LLM Provider NOT provided. Pass in the LLM provider you are trying to call.`, InvalidRequest},
 		{"an API key not provided is a credential", "openai", 0, `API key not provided. Set OPENAI_API_KEY.`, AuthFailed},
+		// Twelfth held-out batch's misses, and what each rule must leave alone.
+		{"a browser's resource that failed to load is the network's", "", 0, `:7878/api/stream/33:1  Failed to load resource: net::ERR_NETWORK_IO_SUSPENDED`, NetworkError},
+		{"a model that failed to load stays the server's", "lmstudio", 0, `Failed to load the model: Error loading model.`, ProviderError},
+		{"an agent's reply with an empty answer", "openai", 200, `{"answer":"","stoppedReason":"final","turns":1}`, EmptyResponse},
+		{"an agent's reply with an answer", "openai", 200, `{"answer":"Done.","stoppedReason":"final","turns":1}`, Unknown},
+		{"a stream that ended without producing a message", "litellm", 0, `OpenAIError: stream ended without producing a ChatCompletionMessage with role=assistant`, EmptyResponse},
+		{"a stream that ended early after text came stays a cut", "", 0, `stream ended unexpectedly after 120 tokens`, StreamCut},
+		{"the upstream's invalid_request_error beats the gateway's word", "opencode", 0, "Upstream request failed: [invalid_request_error] reasoning `encrypted_content` was not issued to this caller", InvalidRequest},
+		{"an upstream that failed, no type", "", 0, `Upstream request failed: the upstream server crashed`, ProviderError},
 	}
 	for _, tc := range tests {
 		got := Classify(ParseErrorBody(tc.provider, tc.status, tc.body))

@@ -91,6 +91,7 @@ var lexicon = map[kind][]string{
 	// Python's deadline errors, a validator's name (TGI's "Input validation error"), and rate
 	// limit reports (a usage object, the x-ratelimit-remaining and -reset headers).
 	kMask: {"context deadline exceeded", "deadline exceeded", "context canceled", "context cancelled",
+		"failed to load resource", // a browser's resource load, no model's
 		"input validation", "rate limit usage", "rate limit remaining", "ratelimit remaining",
 		"rate limit reset", "ratelimit reset",
 		// pydantic's error type for a field the API does not take; a refused connection; the
@@ -219,7 +220,8 @@ func emptyPhrases() []string {
 	out := []string{"none were returned", "none was returned", "returned nothing", "or empty", "empty or",
 		"usable output", "usable content", "usable response", // "before returning usable output"
 		"at least one candidate", "at least one choice", "at least one completion", // "Expected at least one candidate"
-		"returned empty", "returned an empty", "no generations", "no completions", "no outputs"}
+		"returned empty", "returned an empty", "no generations", "no completions", "no outputs",
+		"ended without producing"} // "stream ended without producing a ChatCompletionMessage"
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
 		"does not return", "doesn t return",
 		"did not provide", "didn t provide",
@@ -231,7 +233,8 @@ func emptyPhrases() []string {
 	}
 	for _, w := range []string{"output", "response", "content", "completion", "reply", "text", "result",
 		"message", "choices", "candidates", "object", "chunks", "generation", "events"} {
-		out = append(out, "no "+w, "empty "+w, w+" is empty", w+" was empty", w+" empty", "without sending any "+w, "without receiving any "+w)
+		out = append(out, "no "+w, "empty "+w, w+" is empty", w+" was empty", w+" empty", "without sending any "+w, "without receiving any "+w,
+			"without producing any "+w)
 	}
 	return out
 }
