@@ -284,8 +284,11 @@ func providerEvidence(a *APIError) Classification {
 		return say(Cancelled)
 	case f.noModel():
 		return say(InvalidRequest) // the text names the failure, whatever the status
-	case (f.over&kState != 0 || f.servingGone()) && !codeBeatsState(a, &b):
-		return say(ProviderError) // "429 … The engine is currently overloaded": the serving side's state, whatever the status
+	case (f.over&kState != 0 || f.servingGone()) && !codeBeatsState(a, &b) && !(f.any(kShortTime) && f.rate()):
+		// "429 … The engine is currently overloaded": the serving side's state, whatever the
+		// status; but a limit stated per minute ("High demand … limited to 1 requests per
+		// minute") is the caller's rate.
+		return say(ProviderError)
 	case f.modelGaveNothing() && !f.timeout():
 		return say(EmptyResponse) // "502 Agent produced no response": the text names the failure
 	}

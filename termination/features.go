@@ -444,7 +444,9 @@ func (f *features) billing(provider string, quotas []string) bool {
 	google := strings.HasPrefix(p, "google") || strings.HasPrefix(p, "gemini") || strings.HasPrefix(p, "vertex") ||
 		len(quotas) > 0 || f.any(kGoogle)
 	if google {
-		return perDay || f.any(kLimitZero) || (f.any(kFree) && f.any(kTier) && f.any(kNegation))
+		// "enable billing" (German "Aktivieren Sie die Abrechnung") asks a person to pay.
+		return perDay || f.any(kLimitZero) || (f.any(kFree) && f.any(kTier) && f.any(kNegation)) ||
+			f.word("enable billing") || f.contains("abrechnung")
 	}
 	// A rate stated per minute or second is a rate limit, whatever plan it suggests buying.
 	upgrade := f.any(kUpgrade) && f.any(kPlan) && !f.any(kShortTime)

@@ -128,6 +128,7 @@ var lexicon = map[kind][]string{
 	kTier:      {"tier*"},
 	kNegation:  {"doesn t", "didn t", "not", "no", "never"},
 	kBilling: {"billing*", "arrear*", "overdue*", "credit*", "insufficient quota", "insufficient balance",
+		"budget exceeded", "budget has been exceeded", "spend limit", "abrechnung*", // German: billing
 		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
 
 	kRecursion:  {"recursion limit"},
@@ -145,6 +146,7 @@ var lexicon = map[kind][]string{
 		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving",
 		"stream error stream id", // Go's HTTP/2 StreamError: the stream was reset mid-reply
 		"body closed",            // Go's "http2: response body closed" while the stream was read
+		"stream broken",          // SageMaker's ModelStreamError code StreamBroken
 		// the body's transfer framing broke: aiohttp's TransferEncodingError, urllib3's
 		// InvalidChunkLength, the JDK's "chunked transfer encoding, state: READING_LENGTH"
 		"transfer length", "chunk length", "chunked transfer encoding"},
