@@ -282,8 +282,10 @@ func providerEvidence(a *APIError) Classification {
 	case f.abort() && (status < 400 || status >= 499 || status == 408 || f.callerLeft()):
 		// A provider's 4xx is the failure; "aborting request" after it is the client's reaction.
 		return say(Cancelled)
-	case f.noModel():
-		return say(InvalidRequest) // the text names the failure, whatever the status
+	case f.noModel() && status != 401:
+		// The text names the failure, whatever the status (a gateway sends a wrong model id as
+		// a 503); but a 401 is always the credentials' ("401 Invalid model key").
+		return say(InvalidRequest)
 	case (f.over&kState != 0 || f.servingGone()) && !codeBeatsState(a, &b) && !(f.any(kShortTime) && f.rate()):
 		// "429 … The engine is currently overloaded": the serving side's state, whatever the
 		// status; but a limit stated per minute ("High demand … limited to 1 requests per

@@ -467,6 +467,11 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a project's budget exceeded", "merge-gateway", 0, `{"error":{"type":"invalid_request_error","message":"Project budget exceeded for 'p1'.","code":"project_budget_exceeded","param":"project_id"}}`, AuthFailed},
 		{"a thinking budget out of range stays invalid", "acme", 400, `{"error":{"message":"The thinking_budget parameter must be a positive integer."}}`, InvalidRequest},
 		{"Google: enable billing, in German", "google", 400, `Die kostenlose Stufe der Gemini API ist in Ihrem Land nicht verfügbar. Aktivieren Sie die Abrechnung für Ihr Projekt in Google AI Studio.`, AuthFailed},
+		// Fourteenth held-out batch's misses, and what each rule must leave alone.
+		{"an abort because the output ran out is the cap's", "lmstudio", 0, `Aborted - Response was truncated — the model ran out of output tokens.`, OutputTruncated},
+		{"an abort by the user is still a cancel", "", 0, `Aborted by the user`, Cancelled},
+		{"a 401 naming an invalid model key is the credentials'", "openai", 401, `401 Invalid model key or Incorrect local model configuration.`, AuthFailed},
+		{"a wrong model under a 503 is still the model's", "gateway", 503, `{"error":{"message":"model 'gpt-9' not found"}}`, InvalidRequest},
 		{"Google: a per-minute quota naming billing stays a rate", "google", 429, `You exceeded your current quota, please check your plan and billing details. Quota: requests per minute.`, RateLimited},
 	}
 	for _, tc := range tests {

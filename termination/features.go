@@ -472,7 +472,9 @@ func (f *features) abort() bool {
 	if f.callerLeft() {
 		return true // "Client connection prematurely closed": the requester went away
 	}
-	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() && !f.abortedByServer() &&
+	// "Aborted - Response was truncated — the model ran out of output tokens": the cap's.
+	cappedOut := f.truncated() && f.any(kOutputCap|kOutput)
+	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() && !f.abortedByServer() && !cappedOut &&
 		!(f.contains(" due to ", " because of ") && f.any(kFault)) // "interrupted due to a server error"
 }
 
