@@ -472,6 +472,11 @@ func TestClassifyHardCases(t *testing.T) {
 		{"an abort by the user is still a cancel", "", 0, `Aborted by the user`, Cancelled},
 		{"a 401 naming an invalid model key is the credentials'", "openai", 401, `401 Invalid model key or Incorrect local model configuration.`, AuthFailed},
 		{"a wrong model under a 503 is still the model's", "gateway", 503, `{"error":{"message":"model 'gpt-9' not found"}}`, InvalidRequest},
+		// Fifteenth held-out batch's misses (documentation), and what each rule must leave alone.
+		{"a budget exhausted", "portkey", 412, `Budget exhausted`, AuthFailed},
+		{"a request signature that does not conform", "bedrock", 400, `{"code":"IncompleteSignature","message":"The request signature does not conform to AWS standards."}`, AuthFailed},
+		{"a model that took too long is a timeout, no overflow", "bedrock", 0, `The request took too long to process. Processing time exceeded the model timeout length.`, Timeout},
+		{"a prompt too long is still an overflow", "", 400, `prompt is too long: 210000 tokens`, ContextOverflow},
 		{"Google: a per-minute quota naming billing stays a rate", "google", 429, `You exceeded your current quota, please check your plan and billing details. Quota: requests per minute.`, RateLimited},
 	}
 	for _, tc := range tests {

@@ -91,7 +91,8 @@ var lexicon = map[kind][]string{
 	// Python's deadline errors, a validator's name (TGI's "Input validation error"), and rate
 	// limit reports (a usage object, the x-ratelimit-remaining and -reset headers).
 	kMask: {"context deadline exceeded", "deadline exceeded", "context canceled", "context cancelled",
-		"failed to load resource", // a browser's resource load, no model's
+		"failed to load resource",                            // a browser's resource load, no model's
+		"took too long", "taking too long", "takes too long", // a time, not an input "too long"
 		"input validation", "rate limit usage", "rate limit remaining", "ratelimit remaining",
 		"rate limit reset", "ratelimit reset",
 		// pydantic's error type for a field the API does not take; a refused connection; the
@@ -128,7 +129,7 @@ var lexicon = map[kind][]string{
 	kTier:      {"tier*"},
 	kNegation:  {"doesn t", "didn t", "not", "no", "never"},
 	kBilling: {"billing*", "arrear*", "overdue*", "credit*", "insufficient quota", "insufficient balance",
-		"budget exceeded", "budget has been exceeded", "spend limit", "abrechnung*", // German: billing
+		"budget exceeded", "budget has been exceeded", "budget exhausted", "spend limit", "abrechnung*", // German: billing
 		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
 
 	kRecursion:  {"recursion limit"},
@@ -171,7 +172,7 @@ var lexicon = map[kind][]string{
 	kCredentials: {"unauthori*", "unauthenticat*", "authenticat*", "forbidden*", "credential*", "apikey*", "oauth*",
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
 		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant",
-		"invalid signature", "signature mismatch", "signature does not match",
+		"invalid signature", "incomplete signature", "request signature", "signature mismatch", "signature does not match",
 		"scope requirement", "insufficient scope", "required scope", "missing scope"},
 	kAccount: {"account", "access", "organization", "organisation"},
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*", "terminated", "revoked",
