@@ -478,8 +478,9 @@ func printedStop(texts ...string) Category {
 }
 
 // printedEmptyReply reports whether msg prints an SDK's reply object that carries nothing:
-// openai-python's ChatCompletionMessage(content=None, refusal=None, …, tool_calls=None) or its
-// content=”, or google-genai's Candidate(content=Content(role='model'), …) with no parts.
+// openai-python's ChatCompletionMessage(content=None, refusal=None, …, tool_calls=None), or one
+// whose content is an empty string, or google-genai's Candidate(content=Content(role='model'),
+// …) with no parts.
 func printedEmptyReply(msg string) bool {
 	if i := strings.Index(msg, "ChatCompletionMessage("); i >= 0 {
 		m := msg[i:]
@@ -500,8 +501,8 @@ func printedEmptyReply(msg string) bool {
 // emptyReply reports whether the body is a reply rather than an error, and one that carries
 // nothing: no text and no tool call in any choice (the OpenAI family), in the message (Ollama's
 // chat) or in the response (Ollama's generate), no content block (Anthropic), no candidate with
-// a part (Gemini), an empty text or answer (Cohere's chat, agents' and others' one-field replies). A shape it does
-// not know is not empty.
+// a part (Gemini), an empty text or answer (Cohere's chat, agents' and others' one-field
+// replies). A shape it does not know is not empty.
 func emptyReply(body string) bool {
 	if !strings.HasPrefix(strings.TrimSpace(body), "{") {
 		return false

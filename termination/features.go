@@ -480,7 +480,7 @@ func (f *features) abort() bool {
 
 // framingBroken: the body's transfer framing broke off: fewer bytes than its length announced,
 // an empty chunk-size line ("Not enough data to satisfy transfer length header",
-// "InvalidChunkLength(got length b”, 0 bytes read)").
+// urllib3's InvalidChunkLength with its empty length read).
 func (f *features) framingBroken() bool {
 	return f.word("transfer length", "chunk length", "chunked transfer encoding")
 }
