@@ -261,6 +261,14 @@ type googleDetail struct {
 	Quotas             []string
 }
 
+// decodeErrors reads a list of error objects, r at its '[', into o.Errors.
+func (o *errorObject) decodeErrors(r *jsonReader, depth int) {
+	r.elements(depth, func() {
+		o.Errors = append(o.Errors, errorObject{})
+		o.Errors[len(o.Errors)-1].decode(r, depth+1)
+	})
+}
+
 // decode reads one error object, r at its '{': the members an error object has, matched
 // case-insensitively as encoding/json matches them; the rest are skipped.
 func (o *errorObject) decode(r *jsonReader, depth int) {
@@ -295,10 +303,7 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 			} else if r.peek() == '[' && key == "error" {
 				// A list under "error" (Cloudflare AI Gateway's [{"code":2005,"message":…}]) is
 				// read as "errors" is.
-				r.elements(depth, func() {
-					o.Errors = append(o.Errors, errorObject{})
-					o.Errors[len(o.Errors)-1].decode(r, depth+1)
-				})
+				o.decodeErrors(r, depth)
 			} else if r.peek() != '{' {
 				r.skip(depth)
 			} else if n := new(errorObject); key == "error" || key == "err" {
@@ -309,10 +314,7 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 				o.Data = n
 			}
 		case "errors":
-			r.elements(depth, func() {
-				o.Errors = append(o.Errors, errorObject{})
-				o.Errors[len(o.Errors)-1].decode(r, depth+1)
-			})
+			o.decodeErrors(r, depth)
 		case "details":
 			r.elements(depth, func() {
 				var d googleDetail

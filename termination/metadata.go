@@ -412,7 +412,7 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		case k == "action" && (v == "GUARDRAIL_INTERVENED" || v == "INTERVENED" && key == "guardrailTrace"):
 			// ApplyGuardrail's answer and an Agents guardrail trace: the guardrail stepped in,
 			// a block unless all it did was mask text.
-			if !maskedOnly(m) {
+			if !onlyMasked(m, 0) {
 				s.add("guardrail_intervened", refusalBedrock)
 			}
 			continue
@@ -521,22 +521,10 @@ func stopFlag(parent, k string) string {
 }
 
 // onlyMasked reports whether a Bedrock guardrail trace shows actions and every one of them only
-// masked text (ANONYMIZED), so the guardrail that intervened withheld nothing.
+// masked text (ANONYMIZED), so the guardrail that intervened withheld nothing. The guardrail's
+// own verdict (INTERVENED, GUARDRAIL_INTERVENED) is no assessment's action.
 func onlyMasked(trace any, depth int) bool {
 	masked, blocked := guardrailActions(trace, depth)
-	return masked && !blocked
-}
-
-// maskedOnly is onlyMasked for the assessments of a guardrail's own object m, leaving out m's
-// own action (GUARDRAIL_INTERVENED, INTERVENED).
-func maskedOnly(m map[string]any) bool {
-	var masked, blocked bool
-	for k, e := range m {
-		if k != "action" {
-			mk, b := guardrailActions(e, 0)
-			masked, blocked = masked || mk, blocked || b
-		}
-	}
 	return masked && !blocked
 }
 
@@ -563,7 +551,7 @@ func guardrailActions(v any, depth int) (masked, blocked bool) {
 		for k, e := range x {
 			if a, ok := e.(string); ok && k == "action" {
 				masked = masked || a == "ANONYMIZED"
-				blocked = blocked || a != "ANONYMIZED" && a != "NONE"
+				blocked = blocked || a != "ANONYMIZED" && a != "NONE" && a != "INTERVENED" && a != "GUARDRAIL_INTERVENED"
 				continue
 			}
 			m, b := guardrailActions(e, depth+1)
