@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -288,6 +290,28 @@ func (s *opencodeSession) start() {
 			s.t.Fatalf("opencode serve did not answer within a minute: %s", out.tail(3000))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// releaseDeadLocks removes the locks that an opencode process which has exited left in the
+// home's state directory. `opencode plugin` (1.18.33) exits while its background dependency
+// installs still hold their locks, and opencode takes a lock as abandoned only when its
+// heartbeat is a minute old (it never checks the pid), so the next `opencode serve` would wait
+// that minute before it answered. A lock whose pid is still alive is left alone.
+func (s *opencodeSession) releaseDeadLocks() {
+	s.t.Helper()
+	metas, _ := filepath.Glob(filepath.Join(s.home, ".local", "state", "opencode", "locks", "*.lock", "meta.json"))
+	for _, meta := range metas {
+		var m struct{ PID int }
+		if err := json.Unmarshal([]byte(readFileString(s.t, meta)), &m); err != nil || m.PID <= 0 {
+			s.t.Fatalf("opencode lock %s: no pid (%v)", meta, err)
+		}
+		if err := syscall.Kill(m.PID, 0); !errors.Is(err, syscall.ESRCH) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Dir(meta)); err != nil {
+			s.t.Fatal(err)
+		}
 	}
 }
 

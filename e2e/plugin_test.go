@@ -662,6 +662,7 @@ func TestOpencodePlugin(t *testing.T) {
 	s.env = withPath(withoutStopgate(s.env), wrapper)
 	s.hookTimeout = time.Minute
 	out := runCLI(t, s.project, s.env, opencodeCLI.binary(t), "plugin", filepath.Join(repoRoot(t), "plugins", "opencode"))
+	s.releaseDeadLocks()
 	var cfg struct{ Plugin []string }
 	readJSON(t, filepath.Join(s.project, ".opencode", "opencode.json"), &cfg)
 	if len(cfg.Plugin) != 1 || cfg.Plugin[0] != filepath.Join(repoRoot(t), "plugins", "opencode") {
