@@ -198,6 +198,15 @@ func TestClassifyHardCases(t *testing.T) {
 		{"the same, reported", "", 0, `Request failed: the context window was exceeded.`, ContextOverflow},
 		{"hedged block is no block", "", 0, `No candidates came back; look at the feedback to see whether the prompt was blocked.`, EmptyResponse},
 		{"may not exceed is a rule", "acme", 400, `{"error":{"message":"The prompt may not exceed the maximum of 8192 tokens; got 9100."}}`, ContextOverflow},
+		// "possible", "probably" and "either" guess; advice ("check your", "make sure") names a
+		// thing to look at, not what failed. "not possible to" and "as soon as possible" state.
+		{"a possible cause in brackets is a guess", "", 0, `The model returned an empty response (possible throttling)`, EmptyResponse},
+		{"probably is a guess", "", 0, `The stream produced no output chunks; probably a rate limit upstream.`, EmptyResponse},
+		{"either lists guesses", "", 0, `Generation stopped: it was either filtered for safety or cancelled.`, Unknown},
+		{"advice alone names nothing", "", 0, `Request failed. Please make sure your account has a valid API key and billing set up.`, Unknown},
+		{"advice after a report", "", 0, `Invalid API key provided. Please check your API key in the settings.`, AuthFailed},
+		{"not possible to states a rule", "", 0, `It is not possible to process a prompt of 200000 tokens, which exceeds the maximum context length of 128000 tokens.`, ContextOverflow},
+		{"as soon as possible is no guess", "", 0, `Rate limit exceeded: slow down as soon as possible, too many requests per minute.`, RateLimited},
 		// Names of things are no evidence: a validator's name, rate-limit reports.
 		{"input validation of the output cap", "tgi", 422, "Input validation error: `max_new_tokens` must be <= 2048. Given: 4096", InvalidRequest},
 		{"input validation of the input", "tgi", 422, "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192. Given: 8000 `inputs` tokens and 500 `max_new_tokens`", ContextOverflow},

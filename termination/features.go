@@ -165,11 +165,28 @@ func (f *features) scan() {
 		case hedged > 0:
 			hedged--
 		}
-		if k&kHedge != 0 {
+		if k&kHedge != 0 && !(word == "possible" && notGuess(norm[:pos], norm[end:])) {
 			hedged = hedgeWords
 		}
 		pos = end + 1
 	}
+}
+
+// notGuess reports whether "possible", between before and after, states a possibility rather
+// than guessing a cause: "not possible to", "as soon as possible", "if possible", "possible
+// values are". Only "possible" directly naming a cause ("(possible rate limit)") is a hedge.
+func notGuess(before, after string) bool {
+	prev := before[strings.LastIndexByte(strings.TrimSuffix(before, " "), ' ')+1:]
+	switch strings.TrimSuffix(prev, " ") {
+	case "not", "as", "if", "is", "be", "are", "was", "impossible", "where", "when", "whenever":
+		return true
+	}
+	next, _, _ := strings.Cut(strings.TrimPrefix(after, " "), " ")
+	switch next {
+	case "to", "values", "value", "options", "choices", ".", "":
+		return true
+	}
+	return false
 }
 
 // any reports whether the text holds a word of any of the kinds.

@@ -202,7 +202,13 @@ var lexicon = map[kind][]string{
 	// model with a larger context length". The words after it (see [hedgeWords]) report nothing.
 	kHedge: {"if", "whether", "might", "may need", "may be", "may have",
 		// a list of guessed causes: "This usually means the model is overloaded, the context is too large"
-		"usually means", "often means", "can mean", "could be", "possible cause", "possible causes", "likely cause"},
+		"usually means", "often means", "can mean", "could be", "possible cause", "possible causes", "likely cause",
+		// a guessed cause ("(possible rate limit)"; see [notGuess]) or a list of them ("either
+		// still processing, was cancelled, or censored")
+		"possible", "possibly", "perhaps", "maybe", "probably", "either",
+		// advice names a thing to look at, not what failed: "Please make sure your account has a
+		// valid credit card"
+		"check your", "please ensure", "ensure that your", "make sure"},
 
 	kBelow:     {"less than", "fewer than", "at most", "no more than", "no longer than"},
 	kTruncWord: {"truncat*", "incomplete"},
