@@ -206,6 +206,10 @@ func TestClassifyHardCases(t *testing.T) {
 		{"advice alone names nothing", "", 0, `Request failed. Please make sure your account has a valid API key and billing set up.`, Unknown},
 		{"advice after a report", "", 0, `Invalid API key provided. Please check your API key in the settings.`, AuthFailed},
 		{"not possible to states a rule", "", 0, `It is not possible to process a prompt of 200000 tokens, which exceeds the maximum context length of 128000 tokens.`, ContextOverflow},
+		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
+		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
+		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},
+		{"turn cap as a setting", "", 400, `max_steps must be between 1 and 100`, InvalidRequest},
 		{"as soon as possible is no guess", "", 0, `Rate limit exceeded: slow down as soon as possible, too many requests per minute.`, RateLimited},
 		// Names of things are no evidence: a validator's name, rate-limit reports.
 		{"input validation of the output cap", "tgi", 422, "Input validation error: `max_new_tokens` must be <= 2048. Given: 4096", InvalidRequest},

@@ -473,8 +473,12 @@ func (f *features) billing(provider string, quotas []string) bool {
 			f.contains("套餐", "订阅", "会员") && f.contains("到期", "过期")) // a plan or subscription that ran out
 }
 
-// recursion: an agent graph's recursion limit.
-func (f *features) recursion() bool { return f.any(kRecursion) }
+// recursion: an agent graph's recursion limit, or an agent loop that used up its turns
+// ("Maximum session turns exceeded", "Reached max turns (10)"); a turn cap merely named is a
+// setting ("max_turns must be a positive integer").
+func (f *features) recursion() bool {
+	return f.any(kRecursion) || f.any(kTurnCap) && (f.over&kExceed != 0 || f.stem("reach") || f.word("hit", "used up", "ran out"))
+}
 
 // abort: the caller aborted, cancelled or interrupted the request. A connection that was
 // aborted ("Connection aborted", ECONNABORTED) is the transport's, not the caller's.

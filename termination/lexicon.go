@@ -69,6 +69,7 @@ const (
 	kResource                       // insufficient system resources, out of memory: the server's lack
 	kState                          // overloaded, degraded, still loading: the serving side's state
 	kCarried                        // content, text, parts, candidates, choices: what a reply carries
+	kTurnCap                        // max turns, session turns, max steps: an agent loop's budget of turns
 )
 
 // lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
@@ -132,7 +133,10 @@ var lexicon = map[kind][]string{
 		"budget exceeded", "budget has been exceeded", "budget exhausted", "spend limit", "abrechnung*", // German: billing
 		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
 
-	kRecursion:  {"recursion limit"},
+	kRecursion: {"recursion limit"},
+	kTurnCap: {"max turns", "maximum turns", "session turns", "turn limit", "turns limit", "max steps",
+		"maximum steps", "step limit", "max iterations", "maximum iterations", "iteration limit",
+		"maximum number of turns", "maximum number of steps", "maximum number of iterations"},
 	kAbort:      {"abort*", "cancel*", "interrupt*", "client closed request"},
 	kConnection: {"connect*", "econn*", "socket*", "deadline*", "broken pipe", "epipe*"},
 

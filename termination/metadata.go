@@ -2,6 +2,7 @@ package termination
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ var (
 	classTimeout   = stopClass{Timeout, rankTimeout, ""}
 	classSuspended = stopClass{Suspended, rankSuspended, ""}
 	classUnknown   = stopClass{Unknown, rankUnknown, ""}
+	classTurnCap   = stopClass{RecursionLimit, rankTruncated, ""}
 
 	classRefusal   = stopClass{ContentRefusal, rankRefusal, ""}
 	refusalOpenAI  = stopClass{ContentRefusal, rankRefusal, "openai"}
@@ -140,6 +142,14 @@ var stopTokens = map[string]stopClass{
 	// Mistral's batch statuses past their end: out of time, a cancel asked for.
 	"timeout exceeded": classTimeout, "cancellation requested": classCancelled,
 
+	// Gemini Live's TurnCompleteReason: the input was prohibited, the model rejected its
+	// response, or it waits for more of the user's input.
+	"prohibited input content": refusalGoogle, "image prohibited input content": refusalGoogle,
+	"response rejected": refusalGoogle, "need more input": classCompleted,
+	"turn complete reason unspecified": classUnknown,
+	// An agent loop that used every turn it was allowed (Claude Code's error_max_turns).
+	"error max turns": classTurnCap,
+
 	// Tokens that say nothing about why: Gemini OTHER and UNSPECIFIED, a Responses or Realtime
 	// object still incomplete (its reason, read beside it, decides).
 	"other": classUnknown, "finish reason unspecified": classUnknown, "incomplete": classUnknown,
@@ -219,6 +229,7 @@ var stopTokenKeys = map[string]bool{
 	"finish_reason": true, "finishReason": true, "stop_reason": true, "stopReason": true,
 	"done_reason": true, "doneReason": true, "stop_type": true, "stopType": true,
 	"completionReason": true, "completion_reason": true, "finish_details": true,
+	"turnCompleteReason": true, // Gemini Live: why a turn ended, beside turnComplete
 }
 
 // terminalStatus are the statuses of a response object that end it; in_progress, queued and
@@ -345,11 +356,16 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		return // an ERNIE stream event that is not the last: the answer goes on
 	}
 	if key == "" && depth == 0 {
-		// A stream's error event (Anthropic's {"type":"error"}, OpenAI's {"error":{…}} alone):
-		// the stream ended on that error, read as an error.
-		if _, isErr := m["error"].(map[string]any); isErr && (m["type"] == "error" || len(m) == 1) {
+		// A stream's error event (Anthropic's {"type":"error"}, OpenAI's {"error":{…}} alone, a
+		// chat chunk carrying an error, as OpenRouter ends a stream that failed midway): the
+		// stream ended on that error, read as an error.
+		_, isChunk := m["choices"]
+		if _, isErr := m["error"].(map[string]any); isErr && (m["type"] == "error" || len(m) == 1 || isChunk) {
 			s.failure(m)
 		}
+	}
+	if key == "" && depth == 0 {
+		s.agentEnd(m)
 	}
 	var buf [16]stopKey
 	keys := buf[:0]
@@ -614,7 +630,82 @@ func (s *stopScan) failure(m map[string]any) {
 		return
 	}
 	if c := Classify(&api); c.Category != Unknown {
-		s.add(strings.ToLower(cmp.Or(api.Code, api.Type, "failed")), stopClass{c.Category, rankFailure, ""})
+		s.add(strings.ToLower(cmp.Or(api.Code, api.Type, "failed")), stopClass{servedFailure(c.Category), rankFailure, ""})
+	}
+}
+
+// servedFailure is what a failure a response reports means: a response came, so the caller's
+// connection held, and a transport failure it reports ("Provider disconnected") is the serving
+// side's, to its upstream.
+func servedFailure(c Category) Category {
+	if c == NetworkError {
+		return ProviderError
+	}
+	return c
+}
+
+// agentEnd reads m when it is the event an agent CLI writes as a run or a turn ends: Claude
+// Code's and the Agent SDK's {"type":"result"} (subtype, is_error, terminal_reason, and the
+// result text of a run that failed), Gemini CLI's stream-json {"type":"result","status"} (its
+// error), Codex exec's turn.completed and turn.failed, opencode's step-finish part and
+// session.next.step.ended event. A service's bare error body ({"error_code":…,
+// "error_message":…}, Coze's and Baidu's) is read as the error it is.
+func (s *stopScan) agentEnd(m map[string]any) {
+	typ, _ := m["type"].(string)
+	switch {
+	case typ == "result" && m["subtype"] != nil:
+		sub, _ := m["subtype"].(string)
+		failed, _ := m["is_error"].(bool)
+		if r, _ := m["result"].(string); failed && r != "" {
+			s.failureText(r)
+		}
+		switch {
+		case sub == "success" && !failed && m["terminal_reason"] == nil:
+			s.token("completed")
+		case m["terminal_reason"] != nil:
+			s.token(m["terminal_reason"]) // aborted_tools, api_error: read by their words
+		case sub != "" && sub != "success":
+			s.token(sub) // error_max_turns, error_during_execution
+		}
+	case typ == "result" && m["status"] != nil:
+		switch st, _ := m["status"].(string); st {
+		case "success":
+			s.token("completed")
+		case "error":
+			s.failure(m)
+			s.token("error")
+		}
+	case typ == "turn.completed":
+		s.token("completed")
+	case typ == "turn.failed":
+		s.failure(m)
+		s.token("failed")
+	case typ == "step-finish":
+		s.token(m["reason"])
+	case typ == "session.next.step.ended":
+		if d, ok := m["data"].(map[string]any); ok {
+			s.token(d["finish"])
+		}
+	case m["error_code"] != nil && m["error"] == nil:
+		msg, _ := m["error_message"].(string)
+		if msg == "" {
+			msg, _ = m["error_msg"].(string)
+		}
+		code := fmt.Sprint(m["error_code"])
+		if msg != "" {
+			if c := Classify(&APIError{Code: code, Message: msg}); c.Category != Unknown {
+				s.add("error_code_"+code, stopClass{c.Category, rankFailure, ""})
+			} else {
+				s.add("error_code_"+code, classProvider)
+			}
+		}
+	}
+}
+
+// failureText weighs the text a failed run reports as its result, read as an error.
+func (s *stopScan) failureText(msg string) {
+	if c := Classify(&APIError{Message: msg}); c.Category != Unknown {
+		s.add("failed", stopClass{c.Category, rankFailure, ""})
 	}
 }
 

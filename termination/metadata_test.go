@@ -773,3 +773,39 @@ func detectStop(provider string, fragment any) (Classification, bool) {
 	}
 	return c, true
 }
+
+// TestClassifyStopAgentEnds: the events agent CLIs write as a run or a turn ends, and a
+// service's bare error body, mean what their fields say.
+func TestClassifyStopAgentEnds(t *testing.T) {
+	tests := []struct {
+		name, fragment string
+		want           Category
+	}{
+		{"Claude Code result, success", `{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"Done: the tests pass.","session_id":"a"}`, Completed},
+		{"Claude Code result, turns used up", `{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":25,"session_id":"a"}`, RecursionLimit},
+		{"Claude Code result, tools aborted", `{"type":"result","subtype":"success","is_error":false,"result":"","terminal_reason":"aborted_tools","session_id":"a"}`, Cancelled},
+		{"Claude Code result, failed on an API error", `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Number of request tokens has exceeded your per-minute rate limit\"}}","terminal_reason":"api_error"}`, RateLimited},
+		{"Gemini CLI result, success", `{"type":"result","timestamp":"2026-01-01T00:00:00Z","status":"success","stats":{"total_tokens":9}}`, Completed},
+		{"Gemini CLI result, turns used up", `{"type":"result","status":"error","error":{"type":"MaxSessionTurnsError","message":"Maximum session turns exceeded"},"stats":{}}`, RecursionLimit},
+		{"Gemini CLI result, error it cannot name", `{"type":"result","status":"error","error":{"type":"Error","message":"something odd"}}`, ProviderError},
+		{"Codex exec turn completed", `{"type":"turn.completed","usage":{"input_tokens":10,"output_tokens":2}}`, Completed},
+		{"Codex exec turn failed", `{"type":"turn.failed","error":{"message":"stream disconnected before completion: Your input exceeds the context window of this model."}}`, ContextOverflow},
+		{"opencode step-finish", `{"type":"step-finish","reason":"length","tokens":{"input":5,"output":4096}}`, OutputTruncated},
+		{"opencode step ended", `{"type":"session.next.step.ended","data":{"sessionID":"s","finish":"tool-calls"}}`, Completed},
+		{"Gemini Live turn ended on prohibited input", `{"serverContent":{"turnComplete":true,"turnCompleteReason":"IMAGE_PROHIBITED_INPUT_CONTENT"}}`, ContentRefusal},
+		{"Gemini Live turn waiting for input", `{"serverContent":{"turnComplete":true,"turnCompleteReason":"NEED_MORE_INPUT"}}`, Completed},
+		{"a bare error body", `{"error_code":18,"error_msg":"Open api qps request limit reached"}`, RateLimited},
+		{"a chat chunk ending on an error", `{"object":"chat.completion.chunk","error":{"code":502,"message":"Upstream connection reset"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`, ProviderError},
+		{"a turn cap merely named is no end", `{"type":"result","status":"error","error":{"type":"ConfigError","message":"max_turns must be a positive integer"}}`, InvalidRequest},
+	}
+	for _, tt := range tests {
+		var v any
+		if err := json.Unmarshal([]byte(tt.fragment), &v); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got, ok := ClassifyStop("", v)
+		if !ok || got.Category != tt.want {
+			t.Errorf("%s: ClassifyStop = %+v, %v; want %s", tt.name, got, ok, tt.want)
+		}
+	}
+}
