@@ -327,7 +327,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(AuthFailed)
 	case f.credentials():
 		return say(AuthFailed)
-	case f.undecodable() && !f.emptyWords(): // "an empty or malformed response" names an empty one
+	case f.undecodable() && !f.emptyWords() && !f.any(kTruncated): // "an empty or malformed response" names an empty one; "JSONDecodeError: Unterminated string" a cut-off one
 		return say(Unknown) // a reply the client could not decode: its banner ("Network error:") is no evidence
 	case f.empty() && f.word("without receiving any", "without sending any"):
 		return say(EmptyResponse) // "Connection closed without receiving any events": nothing came before it closed

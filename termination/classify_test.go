@@ -206,6 +206,17 @@ func TestClassifyHardCases(t *testing.T) {
 		{"advice alone names nothing", "", 0, `Request failed. Please make sure your account has a valid API key and billing set up.`, Unknown},
 		{"advice after a report", "", 0, `Invalid API key provided. Please check your API key in the settings.`, AuthFailed},
 		{"not possible to states a rule", "", 0, `It is not possible to process a prompt of 200000 tokens, which exceeds the maximum context length of 128000 tokens.`, ContextOverflow},
+		// A stream that broke off is cut, even in an interrupt's or a cancel's words, unless a
+		// user is named; the output cap named as the failure, and JSON cut inside a string, are
+		// truncations; a model unloaded is the serving side's.
+		{"stream dropped", "", 0, `upstream: SSE stream dropped before message_stop`, StreamCut},
+		{"stream interrupted on EOF", "", 0, `generation stream interrupted: unexpected EOF after 312 tokens`, StreamCut},
+		{"a user's cancel with the stream closed", "", 0, `The user cancelled the request; stream closed.`, Cancelled},
+		{"stopped by the user", "", 0, `Task was stopped by the user before it finished.`, Cancelled},
+		{"the cap as the failure", "", 0, `Generation ended with MAX_TOKENS before the JSON was complete`, OutputTruncated},
+		{"JSON cut inside a string", "", 0, `json.decoder.JSONDecodeError: Unterminated string starting at: line 1 column 4021 (char 4020)`, OutputTruncated},
+		{"a stream break in Chinese", "", 0, `请求失败：流中断`, StreamCut},
+		{"model unloaded under an authenticator's log prefix", "", 0, `[Authenticator] prediction failed: the model was unloaded while generating`, ProviderError},
 		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
 		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
 		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},

@@ -495,7 +495,10 @@ func (f *features) abort() bool {
 	}
 	// "Aborted - Response was truncated — the model ran out of output tokens": the cap's.
 	cappedOut := f.truncated() && f.any(kOutputCap|kOutput)
-	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() && !f.abortedByServer() && !cappedOut &&
+	// "Model stream interrupted … stream ended before completion", "cancelled mid-stream
+	// (Premature Close)": the reply was cut; a cancel is the caller's only when a user is named.
+	cut := f.over&kCut != 0 && !f.word("user", "users")
+	return aborted && !f.any(kConnection) && !f.any(kResource|kState) && !f.timeout() && !f.abortedByServer() && !cappedOut && !cut &&
 		!(f.contains(" due to ", " because of ") && f.any(kFault)) // "interrupted due to a server error"
 }
 
@@ -529,7 +532,8 @@ func (f *features) streamCut() bool {
 		return false // "Remote host terminated the handshake": no reply had begun
 	}
 	// "Model stream ended with empty response text": nothing came, and the end was no cut.
-	return f.over&kCut != 0 || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak) ||
+	// "流异常中断，未收到完整响应": the stream broke off, no complete reply came.
+	return f.over&kCut != 0 || f.nonASCII && f.contains("流异常中断", "流中断", "流式中断", "未收到完整") || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak) ||
 		f.word("not") && f.followed([]string{"payload", "body"}, 2, []string{"not"}, []string{"completed", "complete"}) // "Response payload is not completed"
 }
 

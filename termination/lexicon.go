@@ -137,7 +137,8 @@ var lexicon = map[kind][]string{
 	kTurnCap: {"max turns", "maximum turns", "session turns", "turn limit", "turns limit", "max steps",
 		"maximum steps", "step limit", "max iterations", "maximum iterations", "iteration limit",
 		"maximum number of turns", "maximum number of steps", "maximum number of iterations"},
-	kAbort:      {"abort*", "cancel*", "interrupt*", "client closed request"},
+	kAbort: {"abort*", "cancel*", "interrupt*", "client closed request",
+		"stopped by the user", "stopped by user", "stopped by the client", "user stopped"},
 	kConnection: {"connect*", "econn*", "socket*", "deadline*", "broken pipe", "epipe*"},
 
 	kProcess:    {"exit status", "exit code", "process", "processes", "runner", "engine"},
@@ -146,7 +147,7 @@ var lexicon = map[kind][]string{
 	kMeasure:    {"length*", "size*", "len"},
 	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
 		"ended unexpectedly", "without a finish", "without finish", "terminated", "stream closed", "stream disconnected",
-		"stream interrupted", "unexpected end of stream",
+		"stream interrupted", "unexpected end of stream", "stream dropped", "stream was dropped",
 		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
 		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving",
 		"stream error stream id", // Go's HTTP/2 StreamError: the stream was reset mid-reply
@@ -186,8 +187,13 @@ var lexicon = map[kind][]string{
 		"not a valid model", "incorrect model", "wrong model", "try pulling", "pull the model",
 		// no model chosen at all: "No chat model selected"
 		"no model", "no chat model", "no default model"},
-	kEmpty:     emptyPhrases(),
-	kTruncated: {"length finish reason", "finish reason length", "response too long", "output too long"},
+	kEmpty: emptyPhrases(),
+	kTruncated: {"length finish reason", "finish reason length", "response too long", "output too long",
+		// the output cap named as the failure: "This workflow failed with MAX_TOKENS error"
+		"failed with max tokens", "stopped with max tokens", "ended with max tokens", "finished with max tokens",
+		"due to max tokens", "finish reason max tokens",
+		// Python's json on a document cut off inside a string, as the "EOF while parsing" pin
+		"unterminated string"},
 	kOutputCap: {"length limit", "token limit", "output limit", "max tokens"},
 	kFault: {"model stream error", "model error exception", "should never happen", "should not happen", "overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
 		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
@@ -222,7 +228,8 @@ var lexicon = map[kind][]string{
 	kState: {"high traffic", "high demand", "heavy load", "high load", "overloaded", "model busy", "model is busy", "service busy", "service is busy", "system busy",
 		"system is busy", "engine busy", "engine is busy", "degraded", "out of capacity", "capacity exceeded", "failed to load", "error loading",
 		"engine dead", "while running the model", "currently loading", "not ready", "temporarily unavailable",
-		"server is busy", "system capacity"},
+		"server is busy", "system capacity",
+		"model is unloaded", "model was unloaded", "model unloaded"},
 	kResource: {"insufficient system resource*", "insufficient resource*", "out of memory", "oom",
 		"not enough memory"},
 }

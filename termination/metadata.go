@@ -2,6 +2,7 @@ package termination
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -648,7 +649,7 @@ func servedFailure(c Category) Category {
 // Code's and the Agent SDK's {"type":"result"} (subtype, is_error, terminal_reason, and the
 // result text of a run that failed), Gemini CLI's stream-json {"type":"result","status"} (its
 // error), Codex exec's turn.completed and turn.failed, opencode's step-finish part and
-// session.next.step.ended event. A service's bare error body ({"error_code":…,
+// session.next.step.ended event, Coze's verbose generate_answer_finish. A service's bare error body ({"error_code":…,
 // "error_message":…}, Coze's and Baidu's) is read as the error it is.
 func (s *stopScan) agentEnd(m map[string]any) {
 	typ, _ := m["type"].(string)
@@ -680,6 +681,15 @@ func (s *stopScan) agentEnd(m map[string]any) {
 	case typ == "turn.failed":
 		s.failure(m)
 		s.token("failed")
+	case typ == "verbose":
+		// Coze's verbose message, whose content is a JSON object of its own: its
+		// generate_answer_finish marks the answer finished.
+		var inner struct {
+			MsgType string `json:"msg_type"`
+		}
+		if c, _ := m["content"].(string); json.Unmarshal([]byte(c), &inner) == nil && inner.MsgType == "generate_answer_finish" {
+			s.token("finished")
+		}
 	case typ == "step-finish":
 		s.token(m["reason"])
 	case typ == "session.next.step.ended":

@@ -775,7 +775,7 @@ func detectStop(provider string, fragment any) (Classification, bool) {
 }
 
 // TestClassifyStopAgentEnds: the events agent CLIs write as a run or a turn ends, and a
-// service's bare error body, mean what their fields say.
+// service's bare error body, mean what their fields say; want "" is no stop recorded.
 func TestClassifyStopAgentEnds(t *testing.T) {
 	tests := []struct {
 		name, fragment string
@@ -794,6 +794,8 @@ func TestClassifyStopAgentEnds(t *testing.T) {
 		{"opencode step ended", `{"type":"session.next.step.ended","data":{"sessionID":"s","finish":"tool-calls"}}`, Completed},
 		{"Gemini Live turn ended on prohibited input", `{"serverContent":{"turnComplete":true,"turnCompleteReason":"IMAGE_PROHIBITED_INPUT_CONTENT"}}`, ContentRefusal},
 		{"Gemini Live turn waiting for input", `{"serverContent":{"turnComplete":true,"turnCompleteReason":"NEED_MORE_INPUT"}}`, Completed},
+		{"Coze answer finished", `{"role":"assistant","type":"verbose","content":"{\"msg_type\":\"generate_answer_finish\",\"data\":\"\"}","content_type":"text"}`, Completed},
+		{"Coze verbose of another kind is no end", `{"role":"assistant","type":"verbose","content":"{\"msg_type\":\"knowledge_recall\",\"data\":\"\"}","content_type":"text"}`, ""},
 		{"a bare error body", `{"error_code":18,"error_msg":"Open api qps request limit reached"}`, RateLimited},
 		{"a chat chunk ending on an error", `{"object":"chat.completion.chunk","error":{"code":502,"message":"Upstream connection reset"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`, ProviderError},
 		{"a turn cap merely named is no end", `{"type":"result","status":"error","error":{"type":"ConfigError","message":"max_turns must be a positive integer"}}`, InvalidRequest},
@@ -804,8 +806,8 @@ func TestClassifyStopAgentEnds(t *testing.T) {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
 		got, ok := ClassifyStop("", v)
-		if !ok || got.Category != tt.want {
-			t.Errorf("%s: ClassifyStop = %+v, %v; want %s", tt.name, got, ok, tt.want)
+		if ok != (tt.want != "") || got.Category != tt.want {
+			t.Errorf("%s: ClassifyStop = %+v, %v; want %q (none: no stop recorded)", tt.name, got, ok, tt.want)
 		}
 	}
 }
