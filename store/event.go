@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/stopgate/stopgate"
 	"github.com/stopgate/stopgate/gate"
@@ -90,6 +91,16 @@ type Event struct {
 	// Payload is the record as JSON (see [Kind]); it is required and is stored and returned
 	// byte for byte.
 	Payload json.RawMessage `json:"payload"`
+
+	// encoded is the payload as this package's constructors encoded it. While Payload is
+	// still those very bytes, Validate takes it as the valid JSON it was made as and does not
+	// parse it again: of an append's checks, that parse is the one that costs.
+	encoded []byte
+}
+
+// encodedHere reports whether e's payload is still the one its constructor encoded.
+func (e *Event) encodedHere() bool {
+	return len(e.encoded) > 0 && len(e.Payload) == len(e.encoded) && unsafe.SliceData(e.Payload) == unsafe.SliceData(e.encoded)
 }
 
 // The int64-nanosecond range an event's time must lie in.
@@ -137,8 +148,10 @@ func (e Event) Validate() error {
 	}
 	// The payload is checked where it lies, without a copy: it is most of an event's bytes.
 	// JSON cannot hold a raw NUL (in a string it is a control character, which must be
-	// escaped), so json.Valid rules that out too; it does not check the UTF-8 of strings.
+	// escaped), so json.Valid rules that out too; it does not check the UTF-8 of strings. A
+	// payload a constructor encoded, and nobody replaced since, is valid UTF-8 JSON already.
 	switch {
+	case e.encodedHere():
 	case !utf8.Valid(e.Payload):
 		return bad("payload is not valid UTF-8")
 	case !json.Valid(e.Payload):
@@ -212,7 +225,9 @@ func DecisionEvents(t stopgate.Turn, d stopgate.Decision, at time.Time) ([]Event
 
 // DecisionEventsJSON is [DecisionEvents] for a caller that has encoded d already (stopgate
 // serve, which answers with that JSON): payload is d's JSON, which the decision event holds
-// as it is, so that the decision is not encoded twice. Append checks that it is JSON.
+// as it is, so that the decision is not encoded twice. payload must be JSON this process
+// encoded from d (as json.Marshal writes it), never bytes from outside: like the payloads
+// the package encodes itself, it is taken as valid JSON and not parsed again.
 func DecisionEventsJSON(t stopgate.Turn, d stopgate.Decision, payload json.RawMessage, at time.Time) ([]Event, error) {
 	at = at.UTC()
 	o := OriginOf(t)
@@ -228,7 +243,7 @@ func DecisionEventsJSON(t stopgate.Turn, d stopgate.Decision, payload json.RawMe
 		Harness: o.Harness, Session: o.Session, Agent: o.Agent,
 		Check: d.Check, Verdict: d.Verdict, Provider: turnProvider,
 		Pending: pendingWork(t),
-		Payload: payload,
+		Payload: payload, encoded: payload,
 	}
 	if d.Reason != nil {
 		dec.Category = d.Reason.Category
@@ -282,7 +297,7 @@ func TerminationEvent(o Origin, r termination.Reason, at time.Time) (Event, erro
 		ID: NewID(), Kind: KindTermination, Time: at.UTC(),
 		Harness: o.Harness, Session: o.Session, Agent: o.Agent,
 		Category: r.Category, Provider: r.Provider,
-		Payload: payload,
+		Payload: payload, encoded: payload,
 	}, nil
 }
 
@@ -300,7 +315,7 @@ func ObservationEvent(o Origin, provider string, obs termination.Observation) (E
 		ID: NewID(), Kind: KindObservation, Time: obs.At.UTC(),
 		Harness: o.Harness, Session: o.Session, Agent: o.Agent,
 		Provider: provider,
-		Payload:  payload,
+		Payload:  payload, encoded: payload,
 	}
 	if obs.Present {
 		if c, ok := termination.ClassifyStop(provider, obs.Token); ok && c.Category != termination.Unknown {
