@@ -321,6 +321,10 @@ func providerEvidence(a *APIError) Classification {
 		return say(InvalidRequest) // 424 Failed Dependency says an upstream failed, not how: the text decides
 	case f.rate() && (!f.transport() || f.streamCut()):
 		return say(RateLimited) // a stream that broke off on a rate limit is the limit's
+	case f.transport() && f.word("200 ok") && f.word("reset", "closed", "eof", "broken pipe") && !f.empty() && !f.abort():
+		// "HTTP/1.1 200 OK" … "Connection reset by peer": the reply had begun when the
+		// connection broke, so its body was cut.
+		return say(StreamCut)
 	case f.streamCut() && !f.rate():
 		return say(StreamCut) // "stream disconnected before completion: Rate limit is exceeded" is the limit's
 	case f.untrusted():

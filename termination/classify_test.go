@@ -217,6 +217,10 @@ func TestClassifyHardCases(t *testing.T) {
 		{"JSON cut inside a string", "", 0, `json.decoder.JSONDecodeError: Unterminated string starting at: line 1 column 4021 (char 4020)`, OutputTruncated},
 		{"a stream break in Chinese", "", 0, `请求失败：流中断`, StreamCut},
 		{"model unloaded under an authenticator's log prefix", "", 0, `[Authenticator] prediction failed: the model was unloaded while generating`, ProviderError},
+		// A connection that broke after the reply's 200 OK cut its body; before any reply, it is
+		// the transport's.
+		{"reset after 200 OK", "", 0, "INFO httpx: HTTP Request: POST https://api.example.com/v1/messages \"HTTP/1.1 200 OK\"\nhttpcore.ReadError: [Errno 104] Connection reset by peer", StreamCut},
+		{"reset before any reply", "", 0, "httpcore.ConnectError: [Errno 104] Connection reset by peer", NetworkError},
 		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
 		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
 		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},
