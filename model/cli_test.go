@@ -113,7 +113,7 @@ func TestCLIFailures(t *testing.T) {
 		{name: "invalid api key", fixture: "invalid-api-key.json", code: 1,
 			category: termination.AuthFailed, provider: "claude-cli", message: "Invalid API key · Please run /login"},
 		{name: "max turns", fixture: "error-max-turns.json", code: 0,
-			category: termination.Unknown, provider: "claude-cli", message: "error_max_turns: Reached maximum number of turns (1)"},
+			category: termination.RecursionLimit, provider: "claude-cli", message: "error_max_turns: Reached maximum number of turns (1)"},
 		{name: "exit without result", body: "echo 'Error: Credit balance is too low' >&2\nexit 1",
 			category: termination.AuthFailed, provider: "claude-cli", message: "claude exited with code 1: claude-cli: Error: Credit balance is too low"},
 	}
