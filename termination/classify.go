@@ -261,6 +261,8 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.recursion():
 		return say(RecursionLimit)
+	case f.word("loop detected", "detected a loop", "loop was detected") && !f.word("redirect", "redirects"):
+		return say(ToolLoopGuard) // a harness's own loop guard ("Loop detected, stopping execution")
 	case status == 413 || f.requestExceedsLimit():
 		return say(ContextOverflow)
 	case status == 402 || f.billing(a.Provider, b.quotas) || c.RetryAfter >= time.Hour && f.quotaResets():
@@ -303,8 +305,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(Cancelled)
 	case 408, 504, 524, 598:
 		return say(Timeout)
-	case 404:
-		return say(InvalidRequest)
+	case 404, 501:
+		return say(InvalidRequest) // 501: the server does not do what was asked; no retry makes it
 	}
 	switch {
 	case f.timeout() && (!f.streamCut() || f.waitedForNothing() || f.causedByTimer() || timerCode(a, &b)) && !f.rate() && !f.nameLookup():
@@ -340,6 +342,12 @@ func providerEvidence(a *APIError) Classification {
 	case f.rate():
 		return say(RateLimited)
 	case f.noModel():
+		return say(InvalidRequest)
+	case f.empty() && f.truncated() && f.word("due to", "because of"):
+		return say(OutputTruncated) // "ended due to token limit exhaustion (MAX_TOKENS) with empty response text": the cap's
+	case f.empty() && f.any(kInput) && f.followed([]string{"no"}, 7, []string{"provided", "given", "supplied"}, nil):
+		// "No message history, user prompt, or instructions provided": the request lacked its
+		// input; no reply came empty ("No content provided" is the reply's)
 		return say(InvalidRequest)
 	case f.empty():
 		return say(EmptyResponse)

@@ -221,6 +221,22 @@ func TestClassifyHardCases(t *testing.T) {
 		// the transport's.
 		{"reset after 200 OK", "", 0, "INFO httpx: HTTP Request: POST https://api.example.com/v1/messages \"HTTP/1.1 200 OK\"\nhttpcore.ReadError: [Errno 104] Connection reset by peer", StreamCut},
 		{"reset before any reply", "", 0, "httpcore.ConnectError: [Errno 104] Connection reset by peer", NetworkError},
+		// The seventeenth batch: agent caps, a harness's loop guard, Russian, a reply that was
+		// bad (not the request), a botched generation, 501.
+		{"agent stopped on its step cap", "", 0, `AgentExecutor stopped due to max iterations (10).`, RecursionLimit},
+		{"tool call iterations exceeded", "", 0, `FAILED_PRECONDITION: Exceeded maximum tool call iterations (8)`, RecursionLimit},
+		{"a harness's loop guard", "", 0, `Potential loop detected; stopping the agent.`, ToolLoopGuard},
+		{"a redirect loop is no guard", "", 0, `Redirect loop detected for https://api.example.com/v1`, Unknown},
+		{"Russian timeout", "", 0, `Ошибка: истекло время ожидания ответа`, Timeout},
+		{"Russian tokens ran out", "", 0, `Закончились токены для модели GigaChat-Pro`, AuthFailed},
+		{"a bad reply is no bad request", "", 0, `Invalid response from the model: could not find a tool call`, Unknown},
+		{"a bad request stays one", "", 0, `Invalid request: field 'messages' is required`, InvalidRequest},
+		{"a botched function call", "", 0, `generation ended with a malformed function call`, ProviderError},
+		{"501", "", 501, `{"error":{"message":"Not Implemented"}}`, InvalidRequest},
+		{"the cap as the cause of an empty reply", "", 0, `Stream ended due to MAX_TOKENS with empty response text.`, OutputTruncated},
+		{"a reply without content", "", 0, `Streamed response ended without content.`, EmptyResponse},
+		{"an input that was never given", "", 0, `No message history or system prompt provided.`, InvalidRequest},
+		{"an output that was never given", "", 0, `Error: No content provided`, EmptyResponse},
 		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
 		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
 		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},

@@ -469,7 +469,8 @@ func (f *features) billing(provider string, quotas []string) bool {
 	upgrade := f.any(kUpgrade) && f.any(kPlan) && !f.any(kShortTime)
 	spent := f.word("usage") && f.word("quota") && f.over&kExceed != 0 && !f.any(kShortTime|kPerTime) // "Token usage exceeded quota limit"
 	return perDay || upgrade || spent || f.over&kBilling != 0 && !f.any(kShortTime) ||
-		f.nonASCII && (f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足", "使用上限") ||
+		f.nonASCII && (f.contains("余额不足", "欠费", "充值", "额度不足", "餘額不足", "使用上限",
+			"закончились токены", "недостаточно средств", "пополните баланс") ||
 			f.contains("套餐", "订阅", "会员") && f.contains("到期", "过期")) // a plan or subscription that ran out
 }
 
@@ -477,7 +478,7 @@ func (f *features) billing(provider string, quotas []string) bool {
 // ("Maximum session turns exceeded", "Reached max turns (10)"); a turn cap merely named is a
 // setting ("max_turns must be a positive integer").
 func (f *features) recursion() bool {
-	return f.any(kRecursion) || f.any(kTurnCap) && (f.over&kExceed != 0 || f.stem("reach") || f.word("hit", "used up", "ran out"))
+	return f.any(kRecursion) || f.any(kTurnCap) && (f.over&kExceed != 0 || f.stem("reach") || f.word("hit", "used up", "ran out", "stopped", "exhausted"))
 }
 
 // abort: the caller aborted, cancelled or interrupted the request. A connection that was
@@ -546,7 +547,7 @@ func (f *features) causedByTimer() bool {
 // timeout: a deadline passed.
 func (f *features) timeout() bool {
 	if !f.any(kTimeout) {
-		return f.nonASCII && f.contains("超时", "逾時", "タイムアウト")
+		return f.nonASCII && f.contains("超时", "逾時", "タイムアウト", "истекло время", "время ожидания истекло", "превышено время ожидания")
 	}
 	// "deadline 5s is too short. Minimum allowed deadline is 10s": a parameter's bound.
 	return !f.word("too short", "minimum allowed")
@@ -691,7 +692,9 @@ func (f *features) truncated() bool {
 	if f.nonASCII && f.contains("输出") && f.contains("上限") { // "达到单次输出的 token 上限": the output's cap reached
 		return true
 	}
-	return f.any(kTruncated) || f.any(kOutputCap) && (f.stem("reach") || f.word("hit")) || f.any(kEOF) && f.any(kSchema) ||
+	return f.any(kTruncated) || f.any(kOutputCap) && (f.stem("reach") || f.word("hit", "exhaustion", "exhausted")) ||
+		f.word("output tokens limit") && f.over&kExceed != 0 || // a run's cap on output tokens, exceeded
+		f.any(kEOF) && f.any(kSchema) ||
 		f.over&kTruncWord != 0 && f.any(kReply|kOutput) || // "response was truncated", "the output is incomplete"
 		f.any(kReply) && f.any(kOutput) && f.over&kExceed != 0 && f.any(kLimit) // "response exceeded the 32000 output token maximum"
 }
@@ -781,6 +784,9 @@ func countOfCount(norm string) bool {
 // invalid: the request itself is malformed, in English or Chinese ("请求格式有误", the request's
 // format is wrong).
 func (f *features) invalid() bool {
+	if f.word("invalid response", "invalid reply", "invalid stream", "invalid output", "invalid completion") && !f.word("request", "parameter", "argument", "field") {
+		return false // "Invalid stream received from model": the reply was bad, not the request
+	}
 	return f.any(kInvalid) || f.nonASCII && f.contains("格式有误", "格式错误", "参数错误", "参数有误", "参数无效", "无效参数", "非法参数",
 		"已下线", "不存在") // taken offline, does not exist: the API or model asked for
 }

@@ -136,7 +136,8 @@ var lexicon = map[kind][]string{
 	kRecursion: {"recursion limit"},
 	kTurnCap: {"max turns", "maximum turns", "session turns", "turn limit", "turns limit", "max steps",
 		"maximum steps", "step limit", "max iterations", "maximum iterations", "iteration limit",
-		"maximum number of turns", "maximum number of steps", "maximum number of iterations"},
+		"maximum number of turns", "maximum number of steps", "maximum number of iterations",
+		"maximum number of actions", "max actions", "tool call iterations", "tool calls limit"},
 	kAbort: {"abort*", "cancel*", "interrupt*", "client closed request",
 		"stopped by the user", "stopped by user", "stopped by the client", "user stopped"},
 	kConnection: {"connect*", "econn*", "socket*", "deadline*", "broken pipe", "epipe*"},
@@ -229,7 +230,10 @@ var lexicon = map[kind][]string{
 		"system is busy", "engine busy", "engine is busy", "degraded", "out of capacity", "capacity exceeded", "failed to load", "error loading",
 		"engine dead", "while running the model", "currently loading", "not ready", "temporarily unavailable",
 		"server is busy", "system capacity",
-		"model is unloaded", "model was unloaded", "model unloaded"},
+		"model is unloaded", "model was unloaded", "model unloaded",
+		// a generation the model or its server botched: Gemini's MALFORMED_FUNCTION_CALL and
+		// UNEXPECTED_TOOL_CALL, TGI's IncompleteGeneration
+		"malformed function call", "unexpected tool call", "incomplete generation"},
 	kResource: {"insufficient system resource*", "insufficient resource*", "out of memory", "oom",
 		"not enough memory"},
 }
@@ -241,7 +245,8 @@ func emptyPhrases() []string {
 		"usable output", "usable content", "usable response", // "before returning usable output"
 		"at least one candidate", "at least one choice", "at least one completion", // "Expected at least one candidate"
 		"returned empty", "returned an empty", "no generations", "no completions", "no outputs",
-		"ended without producing"} // "stream ended without producing a ChatCompletionMessage"
+		"ended without producing",                            // "stream ended without producing a ChatCompletionMessage"
+		"ended without content", "ended without any content"} // "Streamed response ended without content or tool calls"
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
 		"does not return", "doesn t return",
 		"did not provide", "didn t provide",

@@ -149,7 +149,8 @@ var stopTokens = map[string]stopClass{
 	"response rejected": refusalGoogle, "need more input": classCompleted,
 	"turn complete reason unspecified": classUnknown,
 	// An agent loop that used every turn it was allowed (Claude Code's error_max_turns).
-	"error max turns": classTurnCap,
+	"error max turns": classTurnCap, "max steps error": classTurnCap, // smolagents' max_steps_error
+	"success": classCompleted, // smolagents' RunResult state
 
 	// Tokens that say nothing about why: Gemini OTHER and UNSPECIFIED, a Responses or Realtime
 	// object still incomplete (its reason, read beside it, decides).
@@ -163,17 +164,30 @@ var stopTokens = map[string]stopClass{
 func stopWords(words string) stopClass {
 	norm := " " + words + " "
 	switch {
-	case hasStem(norm, "safety", "filter", "block", "prohibit", "refus", "moderat", "toxic", "guardrail", "recitation", "sensitive"):
+	case hasStem(norm, "safety", "filter", "block", "prohibit", "refus", "moderat", "toxic", "guardrail", "recitation", "sensitive", "violat"):
 		return classRefusal
 	case hasStem(norm, "context", "window") && hasStem(norm, "exceed", "limit", "reach", "overflow", "full"):
 		return classOverflow
+	case (hasStem(norm, "turn", "step", "iteration", "round", "budget") || strings.Contains(norm, " number of messages ")) && hasStem(norm, "max", "limit", "reach", "exceed"):
+		// an agent loop's cap: AutoGen's "Maximum number of turns 3 reached", Claude Code's
+		// error_max_budget_usd
+		return classTurnCap
+	case hasStem(norm, "terminat") && hasStem(norm, "request", "external"):
+		return classCancelled // AutoGen's "External termination requested": the application stopped it
 	case hasStem(norm, "max", "length", "limit", "truncat"):
 		return classTruncated
 	case hasStem(norm, "abort", "cancel", "interrupt"):
 		return classCancelled
 	case hasStem(norm, "error", "fail", "malformed"):
 		return classProvider
+	case hasStem(norm, "timeout", "timed"):
+		return classTimeout
 	case hasStem(norm, "stop", "end", "eos", "complete", "finish", "done"):
+		return classCompleted
+	case strings.Count(norm, " ") > 3 && hasStem(norm, "mentioned", "detected", "executed", "received", "answered", "approved"):
+		// A sentence saying the condition a run was set to end on was met: AutoGen's "Text
+		// 'APPROVE' mentioned", "Handoff to user from planner detected", "Function 'approve'
+		// was executed".
 		return classCompleted
 	}
 	return classUnknown
@@ -230,7 +244,8 @@ var stopTokenKeys = map[string]bool{
 	"finish_reason": true, "finishReason": true, "stop_reason": true, "stopReason": true,
 	"done_reason": true, "doneReason": true, "stop_type": true, "stopType": true,
 	"completionReason": true, "completion_reason": true, "finish_details": true,
-	"turnCompleteReason": true, // Gemini Live: why a turn ended, beside turnComplete
+	"turnCompleteReason": true,                                          // Gemini Live: why a turn ended, beside turnComplete
+	"ErrorCode":          true, "errorCode": true, "FinishReason": true, // Google ADK's events (Go, JS)
 }
 
 // terminalStatus are the statuses of a response object that end it; in_progress, queued and
@@ -364,6 +379,11 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		if _, isErr := m["error"].(map[string]any); isErr && (m["type"] == "error" || len(m) == 1 || isChunk) {
 			s.failure(m)
 		}
+	}
+	if t, _ := m["type"].(string); strings.HasSuffix(t, "_call") && m["id"] != nil {
+		// A Responses output item (mcp_call, function_call, web_search_call): its status and
+		// error are the tool's, not the response's.
+		return
 	}
 	if key == "" && depth == 0 {
 		s.agentEnd(m)
@@ -626,6 +646,15 @@ func (s *stopScan) failure(m map[string]any) {
 		api.Type, _ = e["type"].(string)
 		api.Code, _ = e["code"].(string)
 		api.Message, _ = e["message"].(string)
+		if n, ok := e["code"].(float64); ok && n >= 400 && n < 600 && e["status"] != nil {
+			api.Status = int(n) // Google's {"code":429,"status":"RESOURCE_EXHAUSTED",…}
+		}
+		if _, ok := e["details"]; ok {
+			// Google's details (a QuotaFailure's quota ids, a RetryInfo) say which limit it was.
+			if b, err := json.Marshal(map[string]any{"error": e}); err == nil {
+				api.Body = string(b)
+			}
+		}
 	}
 	if api.Type == "" && api.Code == "" && api.Message == "" {
 		return
@@ -660,6 +689,11 @@ func (s *stopScan) agentEnd(m map[string]any) {
 		if r, _ := m["result"].(string); failed && r != "" {
 			s.failureText(r)
 		}
+		if st, ok := m["api_error_status"].(float64); failed && ok {
+			if c := Classify(&APIError{Status: int(st)}); c.Category != Unknown {
+				s.add("api_error_status_"+strconv.Itoa(int(st)), stopClass{c.Category, rankFailure, ""})
+			}
+		}
 		switch {
 		case sub == "success" && !failed && m["terminal_reason"] == nil:
 			s.token("completed")
@@ -681,6 +715,18 @@ func (s *stopScan) agentEnd(m map[string]any) {
 	case typ == "turn.failed":
 		s.failure(m)
 		s.token("failed")
+	case typ == "RUN_FINISHED":
+		s.token("finished") // AG-UI's run end
+	case typ == "RUN_ERROR":
+		// AG-UI's failed run, and the AI SDK UI stream's error part: their text is the error.
+		s.failureOr(m["message"])
+	case typ == "error" && m["errorText"] != nil:
+		s.failureOr(m["errorText"])
+	case m["state"] != nil && m["steps"] != nil:
+		// smolagents' RunResult: success, or max_steps_error when the steps ran out.
+		if st, _ := m["state"].(string); st != "" {
+			s.token(st)
+		}
 	case typ == "verbose":
 		// Coze's verbose message, whose content is a JSON object of its own: its
 		// generate_answer_finish marks the answer finished.
@@ -710,6 +756,17 @@ func (s *stopScan) agentEnd(m map[string]any) {
 			}
 		}
 	}
+}
+
+// failureOr weighs v, a failed run's error text, read as an error; a failure it cannot name
+// is the provider's.
+func (s *stopScan) failureOr(v any) {
+	msg, _ := v.(string)
+	if c := Classify(&APIError{Message: msg}); c.Category != Unknown {
+		s.add("failed", stopClass{servedFailure(c.Category), rankFailure, ""})
+		return
+	}
+	s.add("failed", classProvider)
 }
 
 // failureText weighs the text a failed run reports as its result, read as an error.
