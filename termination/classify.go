@@ -313,6 +313,8 @@ func providerEvidence(a *APIError) Classification {
 		return say(Timeout) // a timeout waiting on a rate limiter ("rate limit for key") is the limit's
 	case status >= 500 && f.rate():
 		return say(RateLimited)
+	case status >= 500 && f.word("unimplemented", "not implemented", "not yet implemented"):
+		return say(InvalidRequest) // gRPC's Unimplemented behind a 500: the server does not do what was asked
 	case status >= 500:
 		return say(ProviderError)
 	case status >= 400 && f.validationDetail():

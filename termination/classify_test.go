@@ -232,6 +232,8 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a bad reply is no bad request", "", 0, `Invalid response from the model: could not find a tool call`, Unknown},
 		{"a bad request stays one", "", 0, `Invalid request: field 'messages' is required`, InvalidRequest},
 		{"a botched function call", "", 0, `generation ended with a malformed function call`, ProviderError},
+		{"Russian internal error", "", 0, `Внутренняя ошибка сервиса, повторите запрос позже`, ProviderError},
+		{"gRPC unimplemented behind a 500", "", 500, `{"error":{"code":500,"message":"rpc error: code = Unimplemented desc = method Embed not implemented"}}`, InvalidRequest},
 		{"501", "", 501, `{"error":{"message":"Not Implemented"}}`, InvalidRequest},
 		{"the cap as the cause of an empty reply", "", 0, `Stream ended due to MAX_TOKENS with empty response text.`, OutputTruncated},
 		{"a reply without content", "", 0, `Streamed response ended without content.`, EmptyResponse},

@@ -705,7 +705,8 @@ func (f *features) truncated() bool {
 func (f *features) providerFault() bool {
 	return f.any(kFault) || f.word("error processing", "error in processing", "error while processing") && !f.invalid() || f.any(kResource|kState) ||
 		f.over&kProcess != 0 && f.any(kProcessEnd) && !f.word("curl") || f.abortedByServer() ||
-		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用")
+		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用",
+			"внутренняя ошибка", "сервис недоступен", "сервис временно недоступен", "сервер перегружен")
 }
 
 // servingGone: the serving side has nothing left to run the request on: "No more data centers
