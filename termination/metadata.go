@@ -124,6 +124,10 @@ var stopTokens = map[string]stopClass{
 	"aborted": classCancelled, "user cancel": classCancelled, "user stopped": classCancelled,
 	"client cancelled": classCancelled, "batch cancelled": classCancelled,
 	"interrupted": classCancelled, // Gemini Live: the user spoke over the model
+	// An agent run paused for a person (Strands' stop_reason interrupt beside its interrupts,
+	// LangGraph's __interrupt__, the Agents SDK's next_step_interruption), to be resumed.
+	"interrupt": classSuspended, "next step interruption": classSuspended,
+	"next step final output": classCompleted,
 
 	// Anthropic's pause_turn parks a long server-tool turn, and compaction stops after a
 	// compaction block; both are to be sent back so the model continues.
@@ -395,6 +399,9 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 	responseLike := key == "response"
 	if key == "" && depth == 0 {
 		_, responseLike = m["id"]
+		// A bare {"status":"cancelled"} the caller names as a provider's answer (a workflow
+		// server's reply to a cancel); from no one in particular, a status is anything's.
+		responseLike = responseLike || len(m) == 1 && s.provider != ""
 	}
 	for k, v := range m {
 		switch k {
@@ -405,6 +412,10 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 			responseLike = responseLike || v != nil
 		case "completed_at", "error", "output":
 			responseLike = true
+		}
+		if l, _ := v.([]any); k == "__interrupt__" && len(l) > 0 {
+			s.token("interrupt") // LangGraph stopped at interrupt(), waiting for a person
+			continue
 		}
 		if on, _ := v.(bool); on && stopFlag(key, k) != "" {
 			s.token(stopFlag(key, k)) // Gemini Live's turnComplete, ERNIE's is_truncated
@@ -722,6 +733,16 @@ func (s *stopScan) agentEnd(m map[string]any) {
 		s.failureOr(m["message"])
 	case typ == "error" && m["errorText"] != nil:
 		s.failureOr(m["errorText"])
+	case m["current_step"] != nil || m["currentStep"] != nil:
+		// The Agents SDK's RunState: paused for an approval, finished, or still running
+		// (next_step_run_again, no end).
+		step, _ := m["current_step"].(map[string]any)
+		if step == nil {
+			step, _ = m["currentStep"].(map[string]any)
+		}
+		if t, _ := step["type"].(string); t == "next_step_interruption" || t == "next_step_final_output" {
+			s.token(t)
+		}
 	case m["state"] != nil && m["steps"] != nil:
 		// smolagents' RunResult: success, or max_steps_error when the steps ran out.
 		if st, _ := m["state"].(string); st != "" {

@@ -809,6 +809,11 @@ func TestClassifyStopAgentEnds(t *testing.T) {
 		{"ADK event ending on a malformed call", `{"Content":null,"ErrorCode":"MALFORMED_FUNCTION_CALL","Author":"agent"}`, ProviderError},
 		{"a failed tool item is no stop", `{"type":"mcp_call","id":"mcp_1","status":"failed","error":{"code":500,"message":"tool failed"}}`, ""},
 		{"Google's per-minute quota in a response error", `{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"You exceeded your current quota.","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerMinutePerProjectPerModel"}]}]}}`, RateLimited},
+		{"Strands paused on an interrupt", `{"stop_reason":"interrupt","interrupts":[{"id":"i1","name":"confirm","reason":"needs a person"}]}`, Suspended},
+		{"Agents SDK run state awaiting approval", `{"currentTurn":2,"maxTurns":10,"currentStep":{"type":"next_step_interruption","data":{"interruptions":[{"type":"tool_approval_item"}]}}}`, Suspended},
+		{"Agents SDK run state still running", `{"current_turn":1,"max_turns":5,"current_step":{"type":"next_step_run_again"}}`, ""},
+		{"LangGraph interrupt in an update", `{"event":"updates","data":{"__interrupt__":[{"value":"Approve the plan?","resumable":true}]}}`, Suspended},
+		{"LangGraph with no interrupt", `{"event":"updates","data":{"__interrupt__":[]}}`, ""},
 		{"a bare error body", `{"error_code":18,"error_msg":"Open api qps request limit reached"}`, RateLimited},
 		{"a chat chunk ending on an error", `{"object":"chat.completion.chunk","error":{"code":502,"message":"Upstream connection reset"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`, ProviderError},
 		{"a turn cap merely named is no end", `{"type":"result","status":"error","error":{"type":"ConfigError","message":"max_turns must be a positive integer"}}`, InvalidRequest},
@@ -821,6 +826,25 @@ func TestClassifyStopAgentEnds(t *testing.T) {
 		got, ok := ClassifyStop("", v)
 		if ok != (tt.want != "") || got.Category != tt.want {
 			t.Errorf("%s: ClassifyStop = %+v, %v; want %q (none: no stop recorded)", tt.name, got, ok, tt.want)
+		}
+	}
+}
+
+// TestClassifyStopBareStatus: a bare status is a stop when the caller names whose answer it is,
+// and nothing when no one does.
+func TestClassifyStopBareStatus(t *testing.T) {
+	for _, tt := range []struct {
+		provider, status string
+		want             Category
+	}{
+		{"llamaindex-workflows", "cancelled", Cancelled},
+		{"llamaindex-workflows", "completed", Completed},
+		{"llamaindex-workflows", "running", ""},
+		{"", "cancelled", ""},
+	} {
+		got, ok := ClassifyStop(tt.provider, map[string]any{"status": tt.status})
+		if ok != (tt.want != "") || got.Category != tt.want {
+			t.Errorf("ClassifyStop(%q, {status: %q}) = %+v, %v; want %q", tt.provider, tt.status, got, ok, tt.want)
 		}
 	}
 }
