@@ -239,6 +239,21 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a reply without content", "", 0, `Streamed response ended without content.`, EmptyResponse},
 		{"an input that was never given", "", 0, `No message history or system prompt provided.`, InvalidRequest},
 		{"an output that was never given", "", 0, `Error: No content provided`, EmptyResponse},
+		// The eighteenth batch: an app's "try again later" names nothing; a stream closed before
+		// its end is cut; Responses' terminal events; empty replies in more words; Chinese and
+		// Russian transport, timeout and load words; a result cut at its channel's cap.
+		{"try again later alone", "", 0, `Oops! Something broke on our side, please try again later.`, Unknown},
+		{"try again later with a server error", "", 0, `The server had an error processing your request; try again later.`, ProviderError},
+		{"closed mid-response", "", 0, `Upstream closed mid-response; output may be partial.`, StreamCut},
+		{"closed before the terminal event", "", 0, `SSE connection closed before the terminal message_stop event`, StreamCut},
+		{"ended on response.failed", "", 0, "stream ended with terminal event `response.failed` (model error)", ProviderError},
+		{"ended on response.incomplete", "", 0, "stream ended with terminal event `response.incomplete`", Unknown},
+		{"no messages back", "", 0, `No messages returned by the assistant thread`, EmptyResponse},
+		{"completed without valid content", "", 0, `The generation completed without valid content.`, EmptyResponse},
+		{"a Chinese connection break", "", 0, `请求失败：连接中断`, NetworkError},
+		{"a Russian server that does not answer", "", 0, `Модель не отвечает, попробуйте позже`, Timeout},
+		{"a Russian overload", "", 0, `Сервер перегружен, повторите позже`, ProviderError},
+		{"a result cut at its cap", "", 0, `[tool result truncated at 20000 characters]`, OutputTruncated},
 		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
 		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
 		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},

@@ -547,7 +547,8 @@ func (f *features) causedByTimer() bool {
 // timeout: a deadline passed.
 func (f *features) timeout() bool {
 	if !f.any(kTimeout) {
-		return f.nonASCII && f.contains("超时", "逾時", "タイムアウト", "истекло время", "время ожидания истекло", "превышено время ожидания")
+		return f.nonASCII && f.contains("超时", "逾時", "タイムアウト", "истекло время", "время ожидания истекло", "превышено время ожидания",
+			"не отвечает") // "Сервер ИИ не отвечает": the server does not answer
 	}
 	// "deadline 5s is too short. Minimum allowed deadline is 10s": a parameter's bound.
 	return !f.word("too short", "minimum allowed")
@@ -651,7 +652,7 @@ func (f *features) untrusted() bool { return f.any(kCertificate) && f.any(kUntru
 // transport: the request never completed at the transport level. An EOF a schema validator
 // met is the model's output ending early ([features.truncated]), not the connection's.
 func (f *features) transport() bool {
-	return f.any(kTransport) || f.any(kEOF) && !f.any(kSchema)
+	return f.any(kTransport) || f.nonASCII && f.contains("连接中断", "连接失败", "网络错误", "网络异常", "ошибка сети", "нет соединения") || f.any(kEOF) && !f.any(kSchema)
 }
 
 // rate: a rate limit or throttle, reported (not a usage report or a rate-limit header's name).
@@ -706,7 +707,7 @@ func (f *features) providerFault() bool {
 	return f.any(kFault) || f.word("error processing", "error in processing", "error while processing") && !f.invalid() || f.any(kResource|kState) ||
 		f.over&kProcess != 0 && f.any(kProcessEnd) && !f.word("curl") || f.abortedByServer() ||
 		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用",
-			"внутренняя ошибка", "сервис недоступен", "сервис временно недоступен", "сервер перегружен")
+			"внутренняя ошибка", "сервис недоступен", "сервис временно недоступен", "перегружен")
 }
 
 // servingGone: the serving side has nothing left to run the request on: "No more data centers

@@ -149,6 +149,10 @@ var lexicon = map[kind][]string{
 	kCut: {"premature*", "partial response", "incomplete read", "incomplete chunked", "chunked encoding",
 		"ended unexpectedly", "without a finish", "without finish", "terminated", "stream closed", "stream disconnected",
 		"stream interrupted", "unexpected end of stream", "stream dropped", "stream was dropped",
+		// closed before the stream's end: "closed mid-response", "closed before a terminal
+		// response event", "bridge closed before the turn finished"
+		"mid response", "before a terminal", "before the terminal", "before terminal",
+		"before the turn finished", "before the turn completed",
 		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
 		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving",
 		"stream error stream id", // Go's HTTP/2 StreamError: the stream was reset mid-reply
@@ -194,10 +198,12 @@ var lexicon = map[kind][]string{
 		"failed with max tokens", "stopped with max tokens", "ended with max tokens", "finished with max tokens",
 		"due to max tokens", "finish reason max tokens",
 		// Python's json on a document cut off inside a string, as the "EOF while parsing" pin
-		"unterminated string"},
+		"unterminated string",
+		"result truncated", "results truncated"}, // a tool's or a sub-agent's result cut at its channel's cap
 	kOutputCap: {"length limit", "token limit", "output limit", "max tokens"},
 	kFault: {"model stream error", "model error exception", "should never happen", "should not happen", "overload*", "internal*", "unavailable*", "upstream*", "crash*", "panic*", "segfault*", "segmentation*",
-		"server error", "bad gateway", "service unavailable", "try again later", "out of memory", "oom",
+		"server error", "system error", "bad gateway", "service unavailable", "out of memory", "oom",
+		"error occurred while generating",
 		"temporarily", "backend error", "server had an error", "busy", "capacity", "degraded*",
 		"currently loading", "not ready", "failed to load", "error loading", "unable to process",
 		"could not load", "couldn t load", "unable to load"}, // the model or its engine did not load
@@ -245,8 +251,9 @@ func emptyPhrases() []string {
 		"usable output", "usable content", "usable response", // "before returning usable output"
 		"at least one candidate", "at least one choice", "at least one completion", // "Expected at least one candidate"
 		"returned empty", "returned an empty", "no generations", "no completions", "no outputs",
-		"ended without producing",                            // "stream ended without producing a ChatCompletionMessage"
-		"ended without content", "ended without any content"} // "Streamed response ended without content or tool calls"
+		"ended without producing", // "stream ended without producing a ChatCompletionMessage"
+		"ended without content", "ended without any content", "without valid content",
+		"no messages", "no choice"} // "Streamed response ended without content or tool calls"
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
 		"does not return", "doesn t return",
 		"did not provide", "didn t provide",
