@@ -261,11 +261,11 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.recursion():
 		return say(RecursionLimit)
-	case f.word("terminal event response failed", "ended with response failed"):
+	case f.stem("response failed") && f.word("terminal event response failed", "ended with response failed"):
 		return say(ProviderError) // a Responses stream that ended on response.failed: the service failed it
-	case f.word("terminal event response incomplete", "ended with response incomplete"):
+	case f.stem("response incomplete") && f.word("terminal event response incomplete", "ended with response incomplete"):
 		return say(Unknown) // response.incomplete without its details: a cap or a filter, not which
-	case f.word("loop detected", "detected a loop", "loop was detected") && !f.word("redirect", "redirects"):
+	case f.stem("loop") && f.word("loop detected", "detected a loop", "loop was detected") && !f.word("redirect", "redirects"):
 		return say(ToolLoopGuard) // a harness's own loop guard ("Loop detected, stopping execution")
 	case status == 413 || f.requestExceedsLimit():
 		return say(ContextOverflow)

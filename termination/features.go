@@ -195,9 +195,26 @@ func (f *features) any(k kind) bool { return f.has&k != 0 }
 // word reports whether the text holds any of the words (or phrases of words) whole.
 func (f *features) word(ws ...string) bool {
 	for _, w := range ws {
-		if strings.Contains(f.norm, " "+w+" ") {
+		if hasWord(f.norm, w) {
 			return true
 		}
+	}
+	return false
+}
+
+// hasWord reports whether norm (words between single spaces, with a space at each end) holds
+// w whole: preceded and followed by a space. It looks w up in place, without building " w ".
+func hasWord(norm, w string) bool {
+	for i := 0; i < len(norm); {
+		j := strings.Index(norm[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j > 0 && norm[j-1] == ' ' && j+len(w) < len(norm) && norm[j+len(w)] == ' ' {
+			return true
+		}
+		i = j + 1
 	}
 	return false
 }
