@@ -254,6 +254,11 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a Russian server that does not answer", "", 0, `Модель не отвечает, попробуйте позже`, Timeout},
 		{"a Russian overload", "", 0, `Сервер перегружен, повторите позже`, ProviderError},
 		{"a result cut at its cap", "", 0, `[tool result truncated at 20000 characters]`, OutputTruncated},
+		// A model's quoted name is a name: its parts are no words of the error; a quoted
+		// parameter is still read.
+		{"a model named abort", "", 0, `{"detail":"The 'acme-abort-guard-max' model is not supported when using this account."}`, InvalidRequest},
+		{"a model named with moderation", "", 0, `model "text-moderation-stable" does not exist`, InvalidRequest},
+		{"a quoted parameter before model", "", 0, "Increase the `max_tokens` model setting: the reply ran out of room.", OutputTruncated},
 		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
 		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
 		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},

@@ -56,14 +56,14 @@ func readFeatures(a *APIError, b *ErrorBody) features {
 	for _, s := range b.quotas {
 		w.add(s)
 	}
-	msg := withoutFrames(a.Message)
+	msg := withoutModelNames(withoutFrames(a.Message))
 	if b.inMessage {
 		msg = withoutEnvelopeKeys(msg) // "message":, 'type': … are the envelope's, not words
 	}
 	w.add(msg)
 	for _, s := range b.texts {
 		if s != a.Message {
-			w.add(s)
+			w.add(withoutModelNames(s))
 		}
 	}
 	w.b.WriteByte(' ')
@@ -94,6 +94,59 @@ func withoutFrames(s string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// withoutModelNames returns s with each quoted name of a model ("The 'gpt-4o-mini' model",
+// `model "llama-guard-3"`) put as one neutral word: a model's name is a name, and the parts of
+// it ("guard", "max", "abort", "free") are no words of the error.
+func withoutModelNames(s string) string {
+	if !strings.Contains(s, "model") && !strings.Contains(s, "Model") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		q := s[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		end := strings.IndexByte(s[i+1:], q)
+		if end <= 0 || end > 100 || strings.ContainsAny(s[i+1:i+1+end], " \t\n") {
+			continue
+		}
+		close := i + 1 + end // the closing quote
+		before := strings.ToLower(strings.TrimRight(s[max(0, i-8):i], " :="))
+		after := strings.ToLower(strings.TrimLeft(s[close+1:min(len(s), close+16)], " "))
+		if strings.HasSuffix(before, "model") || modelNamedBefore(after) {
+			b.WriteString(s[last:i])
+			b.WriteString(" name ")
+			last = close + 1
+		}
+		i = close
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// modelNamedBefore reports whether after, the text that follows a quoted name, makes the name a
+// model's: "model is not supported", "model does not exist", "model.", not "model setting".
+func modelNamedBefore(after string) bool {
+	rest, ok := strings.CutPrefix(after, "model")
+	if !ok {
+		return false
+	}
+	if rest == "" || strings.IndexByte(".,;:)!", rest[0]) >= 0 {
+		return true
+	}
+	for _, v := range [...]string{" is", " does", " not", " was", " has", " cannot", " can't", " isn", " doesn", " wasn"} {
+		if strings.HasPrefix(rest, v) {
+			return true
+		}
+	}
+	return false
 }
 
 // envelopeKeys are the key names of the error envelopes providers wrap their words in. Written

@@ -392,6 +392,19 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 	if key == "" && depth == 0 {
 		s.agentEnd(m)
 	}
+	if m["model"] == "<synthetic>" {
+		// A message Claude Code wrote itself, not the model, whatever stop_reason it carries:
+		// the "API Error: …" the turn ended on, or else the partial answer it keeps when the
+		// user interrupted the turn.
+		if t := firstText(m["content"]); strings.HasPrefix(t, "API Error") {
+			s.failureText(t)
+		} else {
+			s.add("interrupted", classCancelled)
+		}
+	}
+	if e, ok := m["errorMessage"].(string); ok && e != "" && m["stopReason"] == "error" {
+		s.failureText(e) // pi's assistant message that ended on an error: the error says which
+	}
 	var buf [16]stopKey
 	keys := buf[:0]
 	// A response, the payload itself when it is an API object (a polled job's {id, status}),
@@ -721,6 +734,74 @@ func (s *stopScan) agentEnd(m map[string]any) {
 			s.failure(m)
 			s.token("error")
 		}
+	case typ == "system" && m["subtype"] == "api_error":
+		// Claude Code's transcript record of an API error it retried: its status and body.
+		if e, ok := m["error"].(map[string]any); ok {
+			api := APIError{}
+			if st, ok := e["status"].(float64); ok {
+				api.Status = int(st)
+			}
+			if b, ok := e["error"].(map[string]any); ok {
+				if j, err := json.Marshal(b); err == nil {
+					api.Body = string(j)
+				}
+			}
+			if c := Classify(&api); c.Category != Unknown {
+				s.add("api_error", stopClass{servedFailure(c.Category), rankFailure, ""})
+			}
+		}
+	case typ == "user":
+		// Claude Code writes "[Request interrupted by user]" as the user's turn when Esc
+		// stopped the agent.
+		if msg, ok := m["message"].(map[string]any); ok && strings.HasPrefix(firstText(msg["content"]), "[Request interrupted by user") {
+			s.token("interrupted")
+		}
+	case typ == "event_msg":
+		// A Codex rollout's event: task_complete ends the turn, turn_aborted names why it was
+		// stopped, error says why it failed.
+		if p, ok := m["payload"].(map[string]any); ok {
+			switch p["type"] {
+			case "task_complete":
+				s.token("completed")
+			case "turn_aborted":
+				s.token(cmp.Or(p["reason"], any("aborted")))
+			case "error":
+				s.clientFailure(p["message"])
+			}
+		}
+	case typ == "session.error" || typ == "subagent.failed":
+		// Copilot CLI's session error (its message and status) and a sub-agent that failed.
+		if d, ok := m["data"].(map[string]any); ok {
+			api := APIError{}
+			api.Message, _ = d["message"].(string)
+			if api.Message == "" {
+				api.Message, _ = d["error"].(string)
+			}
+			if st, ok := d["statusCode"].(float64); ok {
+				api.Status = int(st)
+			}
+			if c := Classify(&api); c.Category != Unknown {
+				s.add("session_error", stopClass{c.Category, rankFailure, ""}) // the CLI's own report: its connection is its own
+			} else {
+				s.add("session_error", classProvider)
+			}
+		}
+	case typ == "assistant.turn_end", typ == "session.task_complete":
+		s.token("completed") // Copilot CLI's end of a turn and of its task
+	case typ == "ERROR_MESSAGE":
+		s.clientFailure(m["content"]) // an Antigravity trajectory's error step
+	case typ == "error" && m["content"] != nil:
+		s.clientFailure(m["content"]) // Gemini CLI's chat recording: an error message
+	case typ == "info":
+		// Gemini CLI's chat recording: an info message that says the request was cancelled,
+		// or that it failed without saying why.
+		if msg, _ := m["content"].(string); msg != "" {
+			if c := Classify(&APIError{Message: msg}); c.Category == Cancelled {
+				s.add("cancelled", classCancelled)
+			} else if strings.Contains(strings.ToLower(msg), "request failed") {
+				s.add("failed", classUnknown)
+			}
+		}
 	case typ == "turn.completed":
 		s.token("completed")
 	case typ == "turn.failed":
@@ -779,12 +860,41 @@ func (s *stopScan) agentEnd(m map[string]any) {
 	}
 }
 
+// firstText returns the text of content: a string, or its first text block's.
+func firstText(content any) string {
+	switch c := content.(type) {
+	case string:
+		return c
+	case []any:
+		for _, b := range c {
+			if m, ok := b.(map[string]any); ok {
+				if t, ok := m["text"].(string); ok {
+					return t
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // failureOr weighs v, a failed run's error text, read as an error; a failure it cannot name
 // is the provider's.
 func (s *stopScan) failureOr(v any) {
 	msg, _ := v.(string)
 	if c := Classify(&APIError{Message: msg}); c.Category != Unknown {
 		s.add("failed", stopClass{servedFailure(c.Category), rankFailure, ""})
+		return
+	}
+	s.add("failed", classProvider)
+}
+
+// clientFailure weighs v, the error text an agent CLI recorded of its own run, read as an
+// error (a transport failure it names is its own connection's); one it cannot name is the
+// provider's.
+func (s *stopScan) clientFailure(v any) {
+	msg, _ := v.(string)
+	if c := Classify(&APIError{Message: msg}); c.Category != Unknown {
+		s.add("failed", stopClass{c.Category, rankFailure, ""})
 		return
 	}
 	s.add("failed", classProvider)
