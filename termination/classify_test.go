@@ -259,6 +259,17 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a model named abort", "", 0, `{"detail":"The 'acme-abort-guard-max' model is not supported when using this account."}`, InvalidRequest},
 		{"a model named with moderation", "", 0, `model "text-moderation-stable" does not exist`, InvalidRequest},
 		{"a quoted parameter before model", "", 0, "Increase the `max_tokens` model setting: the reply ran out of room.", OutputTruncated},
+		// The nineteenth batch: a tool that failed the turn; a stuck-in-a-loop detector; an
+		// idle stream timer; an authorization failure behind advice; a plan's usage limit
+		// that resets in hours; an organization not yet verified.
+		{"a tool failed the turn", "", 0, `agent loop aborted: MCP tool execution failed: connection closed`, ToolError},
+		{"an agent stuck in a loop", "", 0, `StuckDetector: the agent is stuck in a loop, stopping.`, ToolLoopGuard},
+		{"the iteration cap, singular", "", 0, `Agent reached maximum iteration (100)`, RecursionLimit},
+		{"an idle stream timer", "", 0, `stream stalled for 120s with no chunk`, Timeout},
+		{"authorization failed behind advice", "", 0, `Authorization failed. Please check your token and try again.`, AuthFailed},
+		{"a plan's usage limit that resets", "", 0, `Usage limit reached for your plan. It resets at 18:00 UTC.`, AuthFailed},
+		{"a per-minute usage limit stays a rate", "", 0, `Usage limit reached: 60 requests per minute; it resets in 20s.`, RateLimited},
+		{"an organization to verify", "", 0, `Your organization must be verified to use the model o3.`, AuthFailed},
 		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
 		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
 		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},

@@ -137,7 +137,8 @@ var lexicon = map[kind][]string{
 	kTurnCap: {"max turns", "maximum turns", "session turns", "turn limit", "turns limit", "max steps",
 		"maximum steps", "step limit", "max iterations", "maximum iterations", "iteration limit",
 		"maximum number of turns", "maximum number of steps", "maximum number of iterations",
-		"maximum number of actions", "max actions", "tool call iterations", "tool calls limit"},
+		"maximum number of actions", "max actions", "tool call iterations", "tool calls limit",
+		"maximum iteration"},
 	kAbort: {"abort*", "cancel*", "interrupt*", "client closed request",
 		"stopped by the user", "stopped by user", "stopped by the client", "user stopped"},
 	kConnection: {"connect*", "econn*", "socket*", "deadline*", "broken pipe", "epipe*"},
@@ -166,7 +167,8 @@ var lexicon = map[kind][]string{
 	kStreamBreak: {"connect*", "partial*", "eof", "reset", "broken pipe"},
 
 	kTimeout: {"timeout*", "etimedout*", "timedout*", "timed out", "time out", "deadline exceeded", "deadline",
-		"took too long", "took longer", "respond within", "respond in time", "responded within"},
+		"took too long", "took longer", "respond within", "respond in time", "responded within",
+		"stream stalled", "stalled for"}, // "AI SDK stream stalled: no event for 60000ms": an idle timer
 	kCertificate: {"certificate*", "x509*", "cert*"},
 	kUntrusted: {"verif*", "untrust*", "selfsigned*", "expired*", "issuer*", "self signed", "unknown authority",
 		"not trusted", "hostname mismatch", "invalid"},
@@ -183,7 +185,9 @@ var lexicon = map[kind][]string{
 		"permission*", "api key", "api token", "access denied", "access is denied", "not authorized",
 		"access token", "invalid token", "token expired", "expired token", "auth", "invalid grant",
 		"invalid signature", "incomplete signature", "request signature", "signature mismatch", "signature does not match",
-		"scope requirement", "insufficient scope", "required scope", "missing scope"},
+		"scope requirement", "insufficient scope", "required scope", "missing scope",
+		"authorization failed", "authorisation failed", "authorization error",
+		"must be verified"}, // "Your organization must be verified to stream this model"
 	kAccount: {"account", "access", "organization", "organisation"},
 	kAccountBarred: {"inactive*", "suspend*", "disabled*", "deactivat*", "banned*", "lock*", "terminated", "revoked",
 		"been blocked", "been banned"}, // "Sorry, you have been blocked … unable to access": the caller, not the content
