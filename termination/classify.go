@@ -261,15 +261,15 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.recursion():
 		return say(RecursionLimit)
-	case f.stem("tool") && f.word("error executing tool", "tool execution failed", "tool execution error", "failed to execute tool", "tool call failed"):
+	case f.any(kRare) && f.word("error executing tool", "tool execution failed", "tool execution error", "failed to execute tool", "tool call failed"):
 		return say(ToolError) // "mcp tool execution failed", "Error executing tool run_shell_command": a tool failed the turn
-	case f.word("usage limit reached", "usage limit exceeded") && f.word("reset", "resets") && !f.any(kShortTime):
+	case f.any(kRare) && f.word("usage limit reached", "usage limit exceeded") && f.word("reset", "resets") && !f.any(kShortTime):
 		return say(AuthFailed) // "Claude usage limit reached. Your limit will reset at 3pm": a plan's allowance, hours away
-	case f.stem("response failed") && f.word("terminal event response failed", "ended with response failed"):
+	case f.any(kRare) && f.word("terminal event response failed", "ended with response failed"):
 		return say(ProviderError) // a Responses stream that ended on response.failed: the service failed it
-	case f.stem("response incomplete") && f.word("terminal event response incomplete", "ended with response incomplete"):
+	case f.any(kRare) && f.word("terminal event response incomplete", "ended with response incomplete"):
 		return say(Unknown) // response.incomplete without its details: a cap or a filter, not which
-	case f.stem("loop") && f.word("loop detected", "detected a loop", "loop was detected", "stuck in a loop") && !f.word("redirect", "redirects"):
+	case f.any(kRare) && f.word("loop detected", "detected a loop", "loop was detected", "stuck in a loop") && !f.word("redirect", "redirects"):
 		return say(ToolLoopGuard) // a harness's own loop guard ("Loop detected, stopping execution")
 	case status == 413 || f.requestExceedsLimit():
 		return say(ContextOverflow)

@@ -70,6 +70,7 @@ const (
 	kState                          // overloaded, degraded, still loading: the serving side's state
 	kCarried                        // content, text, parts, candidates, choices: what a reply carries
 	kTurnCap                        // max turns, session turns, max steps: an agent loop's budget of turns
+	kRare                           // loop, tool, usage limit, response failed: a word some rarely met rule needs, so the rest skip their look
 )
 
 // lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
@@ -134,6 +135,7 @@ var lexicon = map[kind][]string{
 		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
 
 	kRecursion: {"recursion limit"},
+	kRare:      {"loop", "loops", "tool*", "usage limit", "response failed", "response incomplete"},
 	kTurnCap: {"max turns", "maximum turns", "session turns", "turn limit", "turns limit", "max steps",
 		"maximum steps", "step limit", "max iterations", "maximum iterations", "iteration limit",
 		"maximum number of turns", "maximum number of steps", "maximum number of iterations",
