@@ -734,6 +734,34 @@ func (s *stopScan) agentEnd(m map[string]any) {
 			s.failure(m)
 			s.token("error")
 		}
+	case typ == "system" && (m["subtype"] == "turn_duration" || m["subtype"] == "stop_hook_summary" && m["preventedContinuation"] == false):
+		// Claude Code writes these once a turn has ended: its duration, and what the Stop
+		// hooks did (nothing that kept the agent going).
+		s.token("completed")
+	case m["observation"] == "agent_state_changed":
+		// OpenHands: the agent finished, waits for the user, failed, or was stopped.
+		if x, ok := m["extras"].(map[string]any); ok {
+			switch x["agent_state"] {
+			case "finished", "awaiting_user_input":
+				s.token("completed")
+			case "error":
+				s.token("error")
+			case "stopped":
+				s.token("cancelled")
+			case "paused":
+				s.add("paused", classSuspended)
+			}
+		}
+	case m["role"] == "assistant" && m["finish"] != nil:
+		s.token(m["finish"]) // an opencode assistant message's info: its finish
+	case m["role"] == "assistant" && toolUsed(m["content"], "attempt_completion"):
+		s.token("completed") // Cline's and Roo Code's way to end a task: the attempt_completion tool
+	case m["exit_status"] != nil && m["submission"] != nil:
+		// A SWE-agent trajectory's info: the agent submitted. Its other exit statuses are read
+		// by harness/sweagent, which owns the format.
+		if st, _ := m["exit_status"].(string); strings.EqualFold(st, "submitted") {
+			s.token("completed")
+		}
 	case typ == "system" && m["subtype"] == "api_error":
 		// Claude Code's transcript record of an API error it retried: its status and body.
 		if e, ok := m["error"].(map[string]any); ok {
@@ -806,7 +834,11 @@ func (s *stopScan) agentEnd(m map[string]any) {
 		s.token("completed")
 	case typ == "turn.failed":
 		s.failure(m)
-		s.token("failed")
+		if msg, ok := m["message"].(string); ok && msg != "" {
+			s.clientFailure(msg) // "Idle timeout reached": the CLI's own words for why
+		} else {
+			s.token("failed")
+		}
 	case typ == "RUN_FINISHED":
 		s.token("finished") // AG-UI's run end
 	case typ == "RUN_ERROR":
@@ -858,6 +890,17 @@ func (s *stopScan) agentEnd(m map[string]any) {
 			}
 		}
 	}
+}
+
+// toolUsed reports whether content, a message's blocks, holds a tool_use block of the tool name.
+func toolUsed(content any, name string) bool {
+	blocks, _ := content.([]any)
+	for _, b := range blocks {
+		if m, ok := b.(map[string]any); ok && m["type"] == "tool_use" && m["name"] == name {
+			return true
+		}
+	}
+	return false
 }
 
 // firstText returns the text of content: a string, or its first text block's.
