@@ -261,7 +261,13 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.recursion():
 		return say(RecursionLimit)
-	case f.any(kRare) && f.word("error executing tool", "tool execution failed", "tool execution error", "failed to execute tool", "tool call failed"):
+	case f.word("finish reason length", "length finish reason"):
+		return say(OutputTruncated) // a printed finish_reason='length': the cap, whatever else the text lists ("no text, tool call, or refusal")
+	case f.word("finish reason error"):
+		return say(ProviderError) // "a mid-stream failure (finish_reason 'error')": the provider's own finish
+	case f.any(kRare) && f.word("error executing tool", "tool execution failed", "tool execution error", "failed to execute tool", "tool call failed",
+		"error executing mcp tool", "error invoking mcp tool", "error calling tool", "failed to call tool", "mcp error", "tool server error",
+		"tool use was rejected"):
 		return say(ToolError) // "mcp tool execution failed", "Error executing tool run_shell_command": a tool failed the turn
 	case f.any(kRare) && f.word("usage limit reached", "usage limit exceeded") && f.word("reset", "resets") && !f.any(kShortTime):
 		return say(AuthFailed) // "Claude usage limit reached. Your limit will reset at 3pm": a plan's allowance, hours away

@@ -270,6 +270,15 @@ func TestClassifyHardCases(t *testing.T) {
 		{"a plan's usage limit that resets", "", 0, `Usage limit reached for your plan. It resets at 18:00 UTC.`, AuthFailed},
 		{"a per-minute usage limit stays a rate", "", 0, `Usage limit reached: 60 requests per minute; it resets in 20s.`, RateLimited},
 		{"an organization to verify", "", 0, `Your organization must be verified to use the model o3.`, AuthFailed},
+		// The twentieth batch: an MCP tool's failure, even a timeout, is the tool's; a printed
+		// finish_reason is the provider's own word; an agent that stopped without an answer;
+		// an agent's run that terminated is no cut stream.
+		{"an MCP tool that timed out", "", 0, `Error calling tool search: MCP error -32001: Request timed out`, ToolError},
+		{"a plain timeout stays one", "", 0, `Request timed out after 60s`, Timeout},
+		{"a printed length finish beside a refusal word", "", 0, `stream terminated with finish_reason='length' and produced no text, tool call, or refusal`, OutputTruncated},
+		{"a printed error finish", "", 0, `the reply came back with finish_reason 'error' after 40 tokens`, ProviderError},
+		{"an agent that stopped without an answer", "", 0, `The assistant stopped without producing a response.`, EmptyResponse},
+		{"an agent's run terminated", "", 0, `Agent execution terminated due to error`, Unknown},
 		// An agent loop that used up its turns is a recursion limit; the cap named alone is a setting.
 		{"turns used up", "", 0, `AgentRunError: the agent hit its maximum number of steps (50) before finishing`, RecursionLimit},
 		{"turn cap exceeded", "", 0, `Maximum turns exceeded: 30`, RecursionLimit},

@@ -602,6 +602,9 @@ func (f *features) streamCut() bool {
 	if f.word("handshake") && !f.any(kStreaming) {
 		return false // "Remote host terminated the handshake": no reply had begun
 	}
+	if f.word("agent terminated", "agent execution terminated", "execution terminated") && !f.any(kStreaming) {
+		return false // "Agent execution terminated due to error": the agent's run, not a reply, ended
+	}
 	// "Model stream ended with empty response text": nothing came, and the end was no cut.
 	// "流异常中断，未收到完整响应": the stream broke off, no complete reply came.
 	return f.over&kCut != 0 || f.nonASCII && f.contains("流异常中断", "流中断", "流式中断", "未收到完整") || f.over&kEnded != 0 && !f.empty() || f.any(kStreaming) && f.any(kStreamBreak) ||

@@ -260,7 +260,8 @@ func emptyPhrases() []string {
 		"ended without producing", // "stream ended without producing a ChatCompletionMessage"
 		"ended without content", "ended without any content", "without valid content",
 		"no messages", "no choice",
-		"cannot both be empty"} // "model output must contain either output text or tool calls, these cannot both be empty" // "Streamed response ended without content or tool calls"
+		"cannot both be empty",
+		"stopped without producing", "without producing an answer", "without producing a response"} // "model output must contain either output text or tool calls, these cannot both be empty" // "Streamed response ended without content or tool calls"
 	for _, v := range []string{"did not produce", "didn t produce", "did not return", "didn t return",
 		"does not return", "doesn t return",
 		"did not provide", "didn t provide",
