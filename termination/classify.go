@@ -261,9 +261,9 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.recursion():
 		return say(RecursionLimit)
-	case f.word("finish reason length", "length finish reason"):
+	case f.any(kTruncated) && f.word("finish reason length", "length finish reason"):
 		return say(OutputTruncated) // a printed finish_reason='length': the cap, whatever else the text lists ("no text, tool call, or refusal")
-	case f.word("finish reason error"):
+	case f.any(kRare) && f.word("finish reason error"):
 		return say(ProviderError) // "a mid-stream failure (finish_reason 'error')": the provider's own finish
 	case f.any(kRare) && f.word("error executing tool", "tool execution failed", "tool execution error", "failed to execute tool", "tool call failed",
 		"error executing mcp tool", "error invoking mcp tool", "error calling tool", "failed to call tool", "mcp error", "tool server error",
