@@ -397,13 +397,13 @@ func (s *stopScan) object(m map[string]any, key string, depth int) {
 		// the "API Error: …" the turn ended on, or else the partial answer it keeps when the
 		// user interrupted the turn.
 		if t := firstText(m["content"]); strings.HasPrefix(t, "API Error") {
-			s.failureText(t)
+			s.weighText(t, byClient, orNothing)
 		} else {
 			s.add("interrupted", classCancelled)
 		}
 	}
 	if e, ok := m["errorMessage"].(string); ok && e != "" && m["stopReason"] == "error" {
-		s.failureText(e) // pi's assistant message that ended on an error: the error says which
+		s.weighText(e, byClient, orNothing) // pi's assistant message that ended on an error: the error says which
 	}
 	var buf [16]stopKey
 	keys := buf[:0]
@@ -683,61 +683,175 @@ func (s *stopScan) failure(m map[string]any) {
 	if api.Type == "" && api.Code == "" && api.Message == "" {
 		return
 	}
-	if c := Classify(&api); c.Category != Unknown {
-		s.add(strings.ToLower(cmp.Or(api.Code, api.Type, "failed")), stopClass{servedFailure(c.Category), rankFailure, ""})
+	s.weigh(strings.ToLower(cmp.Or(api.Code, api.Type, "failed")), &api, byServer, orNothing)
+}
+
+// Who reported an error a fragment carries, for [stopScan.weigh]: a response a server sent (so
+// the caller's connection held, and a transport failure it names is the server's, to its
+// upstream), or the agent CLI itself, of its own run (a transport failure is its own).
+const (
+	byServer = true
+	byClient = false
+)
+
+// Whether [stopScan.weigh] takes an error it cannot name as the provider's, or leaves it out.
+const (
+	orProvider = true
+	orNothing  = false
+)
+
+// weigh weighs an error a fragment carries, as [Classify] reads it, under tok.
+func (s *stopScan) weigh(tok string, a *APIError, served, unnamed bool) {
+	c := Classify(a).Category
+	switch {
+	case c == NetworkError && served:
+		s.add(tok, stopClass{ProviderError, rankFailure, ""})
+	case c != Unknown:
+		s.add(tok, stopClass{c, rankFailure, ""})
+	case unnamed:
+		s.add(tok, classProvider)
 	}
 }
 
-// servedFailure is what a failure a response reports means: a response came, so the caller's
-// connection held, and a transport failure it reports ("Provider disconnected") is the serving
-// side's, to its upstream.
-func servedFailure(c Category) Category {
-	if c == NetworkError {
-		return ProviderError
-	}
-	return c
+// weighText is weigh of an error's text alone.
+func (s *stopScan) weighText(v any, served, unnamed bool) {
+	msg, _ := v.(string)
+	s.weigh("failed", &APIError{Message: msg}, served, unnamed)
 }
 
-// agentEnd reads m when it is the event an agent CLI writes as a run or a turn ends: Claude
-// Code's and the Agent SDK's {"type":"result"} (subtype, is_error, terminal_reason, and the
-// result text of a run that failed), Gemini CLI's stream-json {"type":"result","status"} (its
-// error), Codex exec's turn.completed and turn.failed, opencode's step-finish part and
-// session.next.step.ended event, Coze's verbose generate_answer_finish. A service's bare error body ({"error_code":…,
-// "error_message":…}, Coze's and Baidu's) is read as the error it is.
+// agentEnd reads m when it is the event an agent CLI, an agent framework or a harness's session
+// file writes as a run or a turn ends: Claude Code's and the Agent SDK's {"type":"result"}
+// (subtype, is_error, terminal_reason, api_error_status, the result text of a run that failed)
+// and its transcript's system and user records; Gemini CLI's stream-json result and chat
+// recording; Codex exec's turn.* events and rollout event_msg; Copilot CLI's session events;
+// opencode's step-finish, step events and message info; AG-UI's RUN_*; the AI SDK UI stream's
+// error part; Coze's verbose generate_answer_finish; Antigravity's ERROR_MESSAGE; and, by their
+// keys, OpenHands' agent_state_changed, Cline's attempt_completion, a SWE-agent trajectory's
+// info, the Agents SDK's RunState, smolagents' RunResult, and a service's bare error body
+// ({"error_code":…, "error_message":…}, Coze's and Baidu's).
 func (s *stopScan) agentEnd(m map[string]any) {
 	typ, _ := m["type"].(string)
-	switch {
-	case typ == "result" && m["subtype"] != nil:
-		sub, _ := m["subtype"].(string)
-		failed, _ := m["is_error"].(bool)
-		if r, _ := m["result"].(string); failed && r != "" {
-			s.failureText(r)
-		}
-		if st, ok := m["api_error_status"].(float64); failed && ok {
-			if c := Classify(&APIError{Status: int(st)}); c.Category != Unknown {
-				s.add("api_error_status_"+strconv.Itoa(int(st)), stopClass{c.Category, rankFailure, ""})
-			}
-		}
-		switch {
-		case sub == "success" && !failed && m["terminal_reason"] == nil:
-			s.token("completed")
-		case m["terminal_reason"] != nil:
-			s.token(m["terminal_reason"]) // aborted_tools, api_error: read by their words
-		case sub != "" && sub != "success":
-			s.token(sub) // error_max_turns, error_during_execution
-		}
-	case typ == "result" && m["status"] != nil:
-		switch st, _ := m["status"].(string); st {
-		case "success":
-			s.token("completed")
-		case "error":
+	switch typ {
+	case "result":
+		if m["subtype"] != nil {
+			s.claudeResult(m)
+		} else if st, _ := m["status"].(string); st == "success" {
+			s.token("completed") // Gemini CLI's stream-json result
+		} else if st == "error" {
 			s.failure(m)
 			s.token("error")
 		}
-	case typ == "system" && (m["subtype"] == "turn_duration" || m["subtype"] == "stop_hook_summary" && m["preventedContinuation"] == false):
-		// Claude Code writes these once a turn has ended: its duration, and what the Stop
-		// hooks did (nothing that kept the agent going).
+		return
+	case "system":
+		switch m["subtype"] {
+		case "turn_duration":
+			s.token("completed") // Claude Code writes it once a turn has ended
+		case "stop_hook_summary":
+			if m["preventedContinuation"] == false {
+				s.token("completed") // the Stop hooks ran and none kept the agent going
+			}
+		case "api_error":
+			s.claudeAPIError(m)
+		}
+		return
+	case "user":
+		// Claude Code writes "[Request interrupted by user]" as the user's turn when Esc
+		// stopped the agent.
+		if msg, ok := m["message"].(map[string]any); ok && strings.HasPrefix(firstText(msg["content"]), "[Request interrupted by user") {
+			s.token("interrupted")
+		}
+		return
+	case "event_msg":
+		// A Codex rollout's event: task_complete ends the turn, turn_aborted names why it was
+		// stopped, error says why it failed.
+		if p, ok := m["payload"].(map[string]any); ok {
+			switch p["type"] {
+			case "task_complete":
+				s.token("completed")
+			case "turn_aborted":
+				s.token(cmp.Or(p["reason"], any("aborted")))
+			case "error":
+				s.weighText(p["message"], byClient, orProvider)
+			}
+		}
+		return
+	case "session.error", "subagent.failed":
+		// Copilot CLI's session error (its message and status) and a sub-agent that failed:
+		// the CLI's own report.
+		if d, ok := m["data"].(map[string]any); ok {
+			var a APIError
+			a.Message, _ = d["message"].(string)
+			if a.Message == "" {
+				a.Message, _ = d["error"].(string)
+			}
+			if st, ok := d["statusCode"].(float64); ok {
+				a.Status = int(st)
+			}
+			s.weigh("session_error", &a, byClient, orProvider)
+		}
+		return
+	case "assistant.turn_end", "session.task_complete":
+		s.token("completed") // Copilot CLI's end of a turn and of its task
+		return
+	case "ERROR_MESSAGE":
+		s.weighText(m["content"], byClient, orProvider) // an Antigravity trajectory's error step
+		return
+	case "error":
+		if m["errorText"] != nil {
+			s.weighText(m["errorText"], byServer, orProvider) // the AI SDK UI stream's error part
+		} else if m["content"] != nil {
+			s.weighText(m["content"], byClient, orProvider) // Gemini CLI's chat recording
+		}
+		return
+	case "info":
+		// Gemini CLI's chat recording: an info message that says the request was cancelled,
+		// or that it failed without saying why.
+		if msg, _ := m["content"].(string); msg != "" {
+			if Classify(&APIError{Message: msg}).Category == Cancelled {
+				s.add("cancelled", classCancelled)
+			} else if strings.Contains(strings.ToLower(msg), "request failed") {
+				s.add("failed", classUnknown)
+			}
+		}
+		return
+	case "turn.completed":
 		s.token("completed")
+		return
+	case "turn.failed":
+		s.failure(m)
+		if msg, ok := m["message"].(string); ok && msg != "" {
+			s.weighText(msg, byClient, orProvider) // "Idle timeout reached": the CLI's own words for why
+		} else {
+			s.token("failed")
+		}
+		return
+	case "RUN_FINISHED":
+		s.token("finished") // AG-UI's run end
+		return
+	case "RUN_ERROR":
+		s.weighText(m["message"], byServer, orProvider) // AG-UI's failed run: its text is the error
+		return
+	case "verbose":
+		// Coze's verbose message, whose content is a JSON object of its own: its
+		// generate_answer_finish marks the answer finished.
+		var inner struct {
+			MsgType string `json:"msg_type"`
+		}
+		if c, _ := m["content"].(string); json.Unmarshal([]byte(c), &inner) == nil && inner.MsgType == "generate_answer_finish" {
+			s.token("finished")
+		}
+		return
+	case "step-finish":
+		s.token(m["reason"]) // opencode's step part
+		return
+	case "session.next.step.ended":
+		if d, ok := m["data"].(map[string]any); ok {
+			s.token(d["finish"])
+		}
+		return
+	}
+	// Shapes named by their keys, not a type.
+	switch {
 	case m["observation"] == "agent_state_changed":
 		// OpenHands: the agent finished, waits for the user, failed, or was stopped.
 		if x, ok := m["extras"].(map[string]any); ok {
@@ -762,90 +876,6 @@ func (s *stopScan) agentEnd(m map[string]any) {
 		if st, _ := m["exit_status"].(string); strings.EqualFold(st, "submitted") {
 			s.token("completed")
 		}
-	case typ == "system" && m["subtype"] == "api_error":
-		// Claude Code's transcript record of an API error it retried: its status and body.
-		if e, ok := m["error"].(map[string]any); ok {
-			api := APIError{}
-			if st, ok := e["status"].(float64); ok {
-				api.Status = int(st)
-			}
-			if b, ok := e["error"].(map[string]any); ok {
-				if j, err := json.Marshal(b); err == nil {
-					api.Body = string(j)
-				}
-			}
-			if c := Classify(&api); c.Category != Unknown {
-				s.add("api_error", stopClass{servedFailure(c.Category), rankFailure, ""})
-			}
-		}
-	case typ == "user":
-		// Claude Code writes "[Request interrupted by user]" as the user's turn when Esc
-		// stopped the agent.
-		if msg, ok := m["message"].(map[string]any); ok && strings.HasPrefix(firstText(msg["content"]), "[Request interrupted by user") {
-			s.token("interrupted")
-		}
-	case typ == "event_msg":
-		// A Codex rollout's event: task_complete ends the turn, turn_aborted names why it was
-		// stopped, error says why it failed.
-		if p, ok := m["payload"].(map[string]any); ok {
-			switch p["type"] {
-			case "task_complete":
-				s.token("completed")
-			case "turn_aborted":
-				s.token(cmp.Or(p["reason"], any("aborted")))
-			case "error":
-				s.clientFailure(p["message"])
-			}
-		}
-	case typ == "session.error" || typ == "subagent.failed":
-		// Copilot CLI's session error (its message and status) and a sub-agent that failed.
-		if d, ok := m["data"].(map[string]any); ok {
-			api := APIError{}
-			api.Message, _ = d["message"].(string)
-			if api.Message == "" {
-				api.Message, _ = d["error"].(string)
-			}
-			if st, ok := d["statusCode"].(float64); ok {
-				api.Status = int(st)
-			}
-			if c := Classify(&api); c.Category != Unknown {
-				s.add("session_error", stopClass{c.Category, rankFailure, ""}) // the CLI's own report: its connection is its own
-			} else {
-				s.add("session_error", classProvider)
-			}
-		}
-	case typ == "assistant.turn_end", typ == "session.task_complete":
-		s.token("completed") // Copilot CLI's end of a turn and of its task
-	case typ == "ERROR_MESSAGE":
-		s.clientFailure(m["content"]) // an Antigravity trajectory's error step
-	case typ == "error" && m["content"] != nil:
-		s.clientFailure(m["content"]) // Gemini CLI's chat recording: an error message
-	case typ == "info":
-		// Gemini CLI's chat recording: an info message that says the request was cancelled,
-		// or that it failed without saying why.
-		if msg, _ := m["content"].(string); msg != "" {
-			if c := Classify(&APIError{Message: msg}); c.Category == Cancelled {
-				s.add("cancelled", classCancelled)
-			} else if strings.Contains(strings.ToLower(msg), "request failed") {
-				s.add("failed", classUnknown)
-			}
-		}
-	case typ == "turn.completed":
-		s.token("completed")
-	case typ == "turn.failed":
-		s.failure(m)
-		if msg, ok := m["message"].(string); ok && msg != "" {
-			s.clientFailure(msg) // "Idle timeout reached": the CLI's own words for why
-		} else {
-			s.token("failed")
-		}
-	case typ == "RUN_FINISHED":
-		s.token("finished") // AG-UI's run end
-	case typ == "RUN_ERROR":
-		// AG-UI's failed run, and the AI SDK UI stream's error part: their text is the error.
-		s.failureOr(m["message"])
-	case typ == "error" && m["errorText"] != nil:
-		s.failureOr(m["errorText"])
 	case m["current_step"] != nil || m["currentStep"] != nil:
 		// The Agents SDK's RunState: paused for an approval, finished, or still running
 		// (next_step_run_again, no end).
@@ -861,35 +891,56 @@ func (s *stopScan) agentEnd(m map[string]any) {
 		if st, _ := m["state"].(string); st != "" {
 			s.token(st)
 		}
-	case typ == "verbose":
-		// Coze's verbose message, whose content is a JSON object of its own: its
-		// generate_answer_finish marks the answer finished.
-		var inner struct {
-			MsgType string `json:"msg_type"`
-		}
-		if c, _ := m["content"].(string); json.Unmarshal([]byte(c), &inner) == nil && inner.MsgType == "generate_answer_finish" {
-			s.token("finished")
-		}
-	case typ == "step-finish":
-		s.token(m["reason"])
-	case typ == "session.next.step.ended":
-		if d, ok := m["data"].(map[string]any); ok {
-			s.token(d["finish"])
-		}
 	case m["error_code"] != nil && m["error"] == nil:
 		msg, _ := m["error_message"].(string)
 		if msg == "" {
 			msg, _ = m["error_msg"].(string)
 		}
-		code := fmt.Sprint(m["error_code"])
 		if msg != "" {
-			if c := Classify(&APIError{Code: code, Message: msg}); c.Category != Unknown {
-				s.add("error_code_"+code, stopClass{c.Category, rankFailure, ""})
-			} else {
-				s.add("error_code_"+code, classProvider)
-			}
+			code := fmt.Sprint(m["error_code"])
+			s.weigh("error_code_"+code, &APIError{Code: code, Message: msg}, byClient, orProvider)
 		}
 	}
+}
+
+// claudeResult reads Claude Code's and the Agent SDK's {"type":"result"}: the result text and
+// the API status of a run that failed, then its terminal_reason or subtype.
+func (s *stopScan) claudeResult(m map[string]any) {
+	sub, _ := m["subtype"].(string)
+	failed, _ := m["is_error"].(bool)
+	if r, _ := m["result"].(string); failed && r != "" {
+		s.weighText(r, byClient, orNothing)
+	}
+	if st, ok := m["api_error_status"].(float64); failed && ok {
+		s.weigh("api_error_status_"+strconv.Itoa(int(st)), &APIError{Status: int(st)}, byClient, orNothing)
+	}
+	switch {
+	case sub == "success" && !failed && m["terminal_reason"] == nil:
+		s.token("completed")
+	case m["terminal_reason"] != nil:
+		s.token(m["terminal_reason"]) // aborted_tools, api_error: read by their words
+	case sub != "" && sub != "success":
+		s.token(sub) // error_max_turns, error_during_execution
+	}
+}
+
+// claudeAPIError reads Claude Code's transcript record of an API error it retried: its status
+// and the body the API answered.
+func (s *stopScan) claudeAPIError(m map[string]any) {
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		return
+	}
+	var a APIError
+	if st, ok := e["status"].(float64); ok {
+		a.Status = int(st)
+	}
+	if b, ok := e["error"].(map[string]any); ok {
+		if j, err := json.Marshal(b); err == nil {
+			a.Body = string(j)
+		}
+	}
+	s.weigh("api_error", &a, byServer, orNothing)
 }
 
 // toolUsed reports whether content, a message's blocks, holds a tool_use block of the tool name.
@@ -918,36 +969,6 @@ func firstText(content any) string {
 		}
 	}
 	return ""
-}
-
-// failureOr weighs v, a failed run's error text, read as an error; a failure it cannot name
-// is the provider's.
-func (s *stopScan) failureOr(v any) {
-	msg, _ := v.(string)
-	if c := Classify(&APIError{Message: msg}); c.Category != Unknown {
-		s.add("failed", stopClass{servedFailure(c.Category), rankFailure, ""})
-		return
-	}
-	s.add("failed", classProvider)
-}
-
-// clientFailure weighs v, the error text an agent CLI recorded of its own run, read as an
-// error (a transport failure it names is its own connection's); one it cannot name is the
-// provider's.
-func (s *stopScan) clientFailure(v any) {
-	msg, _ := v.(string)
-	if c := Classify(&APIError{Message: msg}); c.Category != Unknown {
-		s.add("failed", stopClass{c.Category, rankFailure, ""})
-		return
-	}
-	s.add("failed", classProvider)
-}
-
-// failureText weighs the text a failed run reports as its result, read as an error.
-func (s *stopScan) failureText(msg string) {
-	if c := Classify(&APIError{Message: msg}); c.Category != Unknown {
-		s.add("failed", stopClass{c.Category, rankFailure, ""})
-	}
 }
 
 // ClassifyStop is the metadata feeder, the one entry point for stop metadata. payload is a
