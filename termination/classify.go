@@ -269,6 +269,12 @@ func providerEvidence(a *APIError) Classification {
 		"error executing mcp tool", "error invoking mcp tool", "error calling tool", "failed to call tool", "mcp error", "tool server error",
 		"tool use was rejected"):
 		return say(ToolError) // "mcp tool execution failed", "Error executing tool run_shell_command": a tool failed the turn
+	case f.any(kRare) && f.followed([]string{"command"}, 2, []string{"timed", "timeout", "exceeded"}, nil):
+		return say(ToolError) // "Command timed out after 30000ms", "command exceeded 3600000ms and was terminated": a tool's command, not the model call
+	case f.any(kRare) && f.word("mcp tool") && f.over&kExceed != 0:
+		return say(ToolError) // "MCP tool … response (36382 tokens) exceeds maximum allowed tokens": the tool's result over the harness's cap, not the model's window
+	case f.word("unexpected model behavior") && f.word("max retries count"):
+		return say(ToolError) // pydantic-ai's "exceeded max retries count": a tool kept asking for a retry until its budget was spent
 	case f.any(kRare) && f.word("usage limit reached", "usage limit exceeded") && f.word("reset", "resets") && !f.any(kShortTime):
 		return say(AuthFailed) // "Claude usage limit reached. Your limit will reset at 3pm": a plan's allowance, hours away
 	case f.any(kRare) && f.word("terminal event response failed", "ended with response failed"):
@@ -325,6 +331,8 @@ func providerEvidence(a *APIError) Classification {
 	switch {
 	case f.timeout() && (!f.streamCut() || f.waitedForNothing() || f.causedByTimer() || timerCode(a, &b)) && !f.rate() && !f.nameLookup():
 		return say(Timeout) // a timeout waiting on a rate limiter ("rate limit for key") is the limit's
+	case textStatus && status >= 500 && f.over&kCut != 0:
+		return say(StreamCut) // "Error: 500 Upstream stream ended before terminal chunk": the cut the text reports, under a status only printed before it
 	case status >= 500 && f.rate():
 		return say(RateLimited)
 	case status >= 500 && f.word("unimplemented", "not implemented", "not yet implemented"):
@@ -343,6 +351,8 @@ func providerEvidence(a *APIError) Classification {
 		// "HTTP/1.1 200 OK" … "Connection reset by peer": the reply had begun when the
 		// connection broke, so its body was cut.
 		return say(StreamCut)
+	case f.streamCut() && f.word("server had an error", "error occurred while processing your request"):
+		return say(ProviderError) // "stream disconnected before completion: An error occurred while processing your request": the cut's stated cause is the server's failure
 	case f.streamCut() && !f.rate():
 		return say(StreamCut) // "stream disconnected before completion: Rate limit is exceeded" is the limit's
 	case f.untrusted():

@@ -230,6 +230,8 @@ func readJSON(s string, depth int) (ErrorBody, bool) {
 // as text, whatever a provider wrote it as ([jsonReader.text]).
 type errorObject struct {
 	Message, Detail, Type, Code, Status, StatusCode, AWSType, ErrorCode, Object, Param, Reason string
+	// Name is a serialized exception's class name (a JavaScript error's {"name": "McpError"}).
+	Name string
 	// InnerCode is Azure's innererror.code; BaseCode and BaseMsg are MiniMax's base_resp
 	// status, on a 200 response as well.
 	InnerCode, BaseCode, BaseMsg string
@@ -297,6 +299,8 @@ func (o *errorObject) decode(r *jsonReader, depth int) {
 			dst = &o.Param
 		case "reason": // Google's errors[].reason
 			dst = &o.Reason
+		case "name":
+			dst = &o.Name
 		case "error", "err", "data", "response", "cause": // err: a gateway's log entry; response: Tencent Cloud's {"Response":{"Error":{…}}}, a failed Responses event; cause: Node's error cause
 			if r.peek() == '"' && (key == "error" || key == "err") {
 				o.ErrorText = cmp.Or(o.ErrorText, strings.TrimSpace(r.str(true)))
@@ -593,6 +597,9 @@ func (o *errorObject) read(depth int) ErrorBody {
 		own.Status = cmp.Or(statusNumber(status), statusNumber(o.StatusCode))
 	}
 	own.codes = appendNew(nil, typ, awsType, code, o.ErrorCode)
+	if strings.HasSuffix(o.Name, "Error") || strings.HasSuffix(o.Name, "Exception") {
+		own.codes = appendNew(own.codes, o.Name) // a class name; any other "name" is a model's, a tool's, a user's
+	}
 	if statusNumber(status) == 0 {
 		if own.Type == "" {
 			own.Type = status // Google's status, RESOURCE_EXHAUSTED

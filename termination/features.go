@@ -24,6 +24,9 @@ type features struct {
 	// validation error", "rate limit usage") and outside a hedge's guess ("to see if the prompt
 	// was blocked"); the overflow, filter and rate rules read over.
 	has, over kind
+	// stated holds the kinds outside a hedge's guess, masking phrases included: a transport's
+	// "connection refused" is its report, "check your connection settings" is advice.
+	stated kind
 	// nonASCII says the text holds a byte that is not ASCII, so the vocabulary of scripts
 	// written without spaces between words is worth looking for.
 	nonASCII bool
@@ -209,8 +212,11 @@ func (f *features) scan() {
 			}
 		}
 		f.has |= k
-		if pos >= masked && hedged == 0 {
-			f.over |= k
+		if hedged == 0 {
+			f.stated |= k
+			if pos >= masked {
+				f.over |= k
+			}
 		}
 		switch {
 		case word == ".":
@@ -548,6 +554,9 @@ func (f *features) billing(provider string, quotas []string) bool {
 // ("Maximum session turns exceeded", "Reached max turns (10)"); a turn cap merely named is a
 // setting ("max_turns must be a positive integer").
 func (f *features) recursion() bool {
+	if f.any(kRare) && f.word("usage limit exceeded") && f.word("request limit") {
+		return true // pydantic-ai's request_limit: the run's cap on model requests, its turns
+	}
 	return f.any(kRecursion) || f.any(kTurnCap) && (f.over&kExceed != 0 || f.stem("reach") || f.word("hit", "used up", "ran out", "stopped", "exhausted"))
 }
 
@@ -688,13 +697,14 @@ func (f *features) unparsable() bool {
 func (f *features) validationDetail() bool { return f.word("loc") && f.word("msg") }
 
 // undecodable: what came back could not be decoded, or what was to be sent not encoded
-// ("Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON", "invalid UTF-8 in SSE stream",
+// ("Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON", node-fetch's "invalid json response
+// body … reason: Unexpected end of JSON input", "invalid UTF-8 in SSE stream",
 // "Stream decode error: Failed to parse … event", "Serialization error in …Request"): a
 // client-side failure that names no cause upstream, under whatever banner the client put on it
 // ("Unable to connect", "Network error:", "Connection failed").
 func (f *features) undecodable() bool {
 	return f.word("not valid json", "unexpected token", "decode error", "invalid utf 8", "serialization error",
-		"malformed response", "malformed json response")
+		"malformed response", "malformed json response", "invalid json response")
 }
 
 // inputFits: a count of the input stated under its cap ("Input tokens: ~7,123 of 200,000"):
@@ -723,9 +733,10 @@ func (f *features) inputFits() bool {
 func (f *features) untrusted() bool { return f.any(kCertificate) && f.any(kUntrusted) }
 
 // transport: the request never completed at the transport level. An EOF a schema validator
-// met is the model's output ending early ([features.truncated]), not the connection's.
+// met is the model's output ending early ([features.truncated]), not the connection's; a
+// connection named in advice ("Check your connection settings") is a guess, not a report.
 func (f *features) transport() bool {
-	return f.any(kTransport) || f.nonASCII && f.contains("连接中断", "连接失败", "网络错误", "网络异常", "ошибка сети", "нет соединения") || f.any(kEOF) && !f.any(kSchema)
+	return f.stated&kTransport != 0 || f.nonASCII && f.contains("连接中断", "连接失败", "网络错误", "网络异常", "ошибка сети", "нет соединения") || f.any(kEOF) && !f.any(kSchema)
 }
 
 // rate: a rate limit or throttle, reported (not a usage report or a rate-limit header's name).
@@ -755,6 +766,9 @@ func (f *features) emptyWords() bool {
 	return f.any(kEmpty) || f.stem("empty") && f.word("none") ||
 		// "Response from model was empty": the reply named, then within a few words that it was empty
 		f.word("empty") && f.followed([]string{"response", "reply", "output", "answer", "completion"}, 4, []string{"was", "is"}, []string{"empty"}) ||
+		f.word("empty") && f.followed([]string{"empty"}, 2, []string{"response", "reply", "output", "answer", "completion", "result"}, nil) || // "empty vendor result"
+		f.word("0 tokens", "0 output tokens", "0 completion tokens") && f.word("generated", "output", "completion") || // "Output generated in 0.25 seconds (0.00 tokens/s, 0 tokens"
+		f.word("return value") && f.followed([]string{"content", "response", "reply", "text", "output"}, 2, []string{"null", "none", "nil"}, nil) || // "the return value of Result.content() is null"
 		f.word("missing") && f.any(kCarried) && f.any(kReply) || // "Content field missing from Gemini response"
 		f.nonASCII && f.contains("空响应", "空回复", "空的响应", "返回为空", "响应为空", "内容为空", "回复为空")
 }
@@ -774,21 +788,26 @@ func (f *features) truncated() bool {
 }
 
 // providerFault: the provider failed on its side, or the process serving the model
-// terminated ("llama runner process has terminated: exit status 1"; curl's exit code is the
-// client's tool, not a model's process), or the serving side aborted the reply.
+// terminated ("llama runner process has terminated: exit status 1"; the exit code of curl or
+// of a command is the client's tool, not a model's process), or the serving side aborted the
+// reply.
 func (f *features) providerFault() bool {
 	return f.any(kFault) || f.word("error processing", "error in processing", "error while processing") && !f.invalid() || f.any(kResource|kState) ||
-		f.over&kProcess != 0 && f.any(kProcessEnd) && !f.word("curl") || f.abortedByServer() ||
+		f.over&kProcess != 0 && f.any(kProcessEnd) && !f.word("curl", "command") || f.abortedByServer() ||
 		f.nonASCII && f.contains("负载", "饱和", "过载", "繁忙", "稍后再试", "服务不可用",
 			"внутренняя ошибка", "сервис недоступен", "сервис временно недоступен", "перегружен")
 }
 
 // servingGone: the serving side has nothing left to run the request on: "No more data centers
-// to forward the request to", "no servers available", "no available workers"; or a gateway
-// got nothing back from the provider behind it ("Failed to get response from provider").
+// to forward the request to", "no servers available", "no available workers", "server is not
+// running"; or a gateway got nothing back from the provider behind it ("Failed to get response
+// from provider").
 func (f *features) servingGone() bool {
 	if f.word("failed to get response from", "failed to get a response from") && f.word("provider", "upstream", "backend") {
 		return true
+	}
+	if f.word("server is not running", "server not running") {
+		return true // "LLama server is not running": the serving process the reply needs is down
 	}
 	return f.any(kNegation) && f.word("no") && f.followed([]string{"no"}, 3,
 		[]string{"center", "centers", "datacenters", "servers", "workers", "replicas", "gpus", "instances", "backends", "nodes"}, nil)

@@ -70,7 +70,7 @@ const (
 	kState                          // overloaded, degraded, still loading: the serving side's state
 	kCarried                        // content, text, parts, candidates, choices: what a reply carries
 	kTurnCap                        // max turns, session turns, max steps: an agent loop's budget of turns
-	kRare                           // loop, tool, usage limit, response failed: a word some rarely met rule needs, so the rest skip their look
+	kRare                           // loop, tool, mcp, command, usage limit, response failed: a word some rarely met rule needs, so the rest skip their look
 )
 
 // lexicon is the vocabulary of the features: for each kind, its words and phrases (matched
@@ -88,7 +88,7 @@ var lexicon = map[kind][]string{
 	kTooLarge: {"too large"},
 	kTooMuch:  {"too long", "too big", "too many", "overflow*"},
 	kExceed:   {"exceed*", "surpass*", "over", "greater", "longer", "larger", "more than", "beyond", "above", ">", ">=", "<=", "≥", "≤"},
-	kLimit:    {"limit*", "maxim*", "context*", "window*", "ctx*", "capacit*", "allow*", "availab*", "max"},
+	kLimit:    {"limit*", "maxim*", "context*", "window*", "ctx*", "capacit*", "allow*", "availab*", "max", "dimension size"},
 	// The names of things that hold a limit's words without reporting a limit hit: Go's and
 	// Python's deadline errors, a validator's name (TGI's "Input validation error"), and rate
 	// limit reports (a usage object, the x-ratelimit-remaining and -reset headers).
@@ -135,7 +135,7 @@ var lexicon = map[kind][]string{
 		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
 
 	kRecursion: {"recursion limit"},
-	kRare:      {"loop", "loops", "tool*", "usage limit", "response failed", "response incomplete", "finish reason error"},
+	kRare:      {"loop", "loops", "tool*", "mcp", "command", "usage limit", "response failed", "response incomplete", "finish reason error"},
 	kTurnCap: {"max turns", "maximum turns", "session turns", "turn limit", "turns limit", "max steps",
 		"maximum steps", "step limit", "max iterations", "maximum iterations", "iteration limit",
 		"maximum number of turns", "maximum number of steps", "maximum number of iterations",
@@ -154,9 +154,9 @@ var lexicon = map[kind][]string{
 		"stream interrupted", "unexpected end of stream", "stream dropped", "stream was dropped",
 		// closed before the stream's end: "closed mid-response", "closed before a terminal
 		// response event", "bridge closed before the turn finished"
-		"mid response", "before a terminal", "before the terminal", "before terminal",
+		"mid response", "mid stream", "before a terminal", "before the terminal", "before terminal",
 		"before the turn finished", "before the turn completed",
-		"stream was reset", "stream reset", "rst stream", "unexpected end of json input", "transfer closed",
+		"stream was reset", "stream reset", "rst stream", "transfer closed",
 		"error decoding response body", "stream stopped", "stopped streaming", "response stopped", "stopped arriving",
 		"stream error stream id", // Go's HTTP/2 StreamError: the stream was reset mid-reply
 		"body closed",            // Go's "http2: response body closed" while the stream was read
@@ -235,7 +235,7 @@ var lexicon = map[kind][]string{
 
 	kBelow:     {"less than", "fewer than", "at most", "no more than", "no longer than"},
 	kTruncWord: {"truncat*", "incomplete"},
-	kReply:     {"response*", "reply", "replies", "answer*", "completion*", "content block"},
+	kReply:     {"response*", "reply", "replies", "answer*", "completion*", "content block", "tool call"},
 	kShortTime: {"per minute", "per min", "per second", "per hour", "tpm", "rpm", "qps", "itpm", "otpm"},
 	kCarried:   {"content", "text", "parts", "part", "candidates", "choices"},
 	kState: {"high traffic", "high demand", "heavy load", "high load", "overloaded", "model busy", "model is busy", "service busy", "service is busy", "system busy",
