@@ -273,7 +273,7 @@ func providerEvidence(a *APIError) Classification {
 		return say(ToolError) // "Command timed out after 30000ms", "command exceeded 3600000ms and was terminated": a tool's command, not the model call
 	case f.any(kRare) && f.word("mcp tool") && f.over&kExceed != 0:
 		return say(ToolError) // "MCP tool … response (36382 tokens) exceeds maximum allowed tokens": the tool's result over the harness's cap, not the model's window
-	case f.word("unexpected model behavior") && f.word("max retries count"):
+	case f.any(kRare) && f.word("unexpected model behavior") && f.word("max retries count"):
 		return say(ToolError) // pydantic-ai's "exceeded max retries count": a tool kept asking for a retry until its budget was spent
 	case f.any(kRare) && f.word("usage limit reached", "usage limit exceeded") && f.word("reset", "resets") && !f.any(kShortTime):
 		return say(AuthFailed) // "Claude usage limit reached. Your limit will reset at 3pm": a plan's allowance, hours away

@@ -135,7 +135,7 @@ var lexicon = map[kind][]string{
 		"insufficient funds", "payment required", "exceeded your current quota", "check your plan", "can only afford"},
 
 	kRecursion: {"recursion limit"},
-	kRare:      {"loop", "loops", "tool*", "mcp", "command", "usage limit", "response failed", "response incomplete", "finish reason error"},
+	kRare:      {"loop", "loops", "tool*", "mcp", "command", "unexpected model behavior", "usage limit", "response failed", "response incomplete", "finish reason error"},
 	kTurnCap: {"max turns", "maximum turns", "session turns", "turn limit", "turns limit", "max steps",
 		"maximum steps", "step limit", "max iterations", "maximum iterations", "iteration limit",
 		"maximum number of turns", "maximum number of steps", "maximum number of iterations",
